@@ -1,0 +1,98 @@
+// swift-tools-version: 6.0
+//
+// kbhost: a plugin-hosted multi-keyboard runtime. See README.md and the
+// module map in DESIGN notes: CLI → KBHost → KBWire ← kbhost-worker → CKeyboardABI ← KeyboardSDK ← plugins.
+import PackageDescription
+
+let package = Package(
+    name: "kbhost",
+    products: [
+        .executable(name: "kbhost", targets: ["kbhost"]),
+        .executable(name: "kbhost-worker", targets: ["KBWorker"]),
+        .executable(name: "kbhost-bench", targets: ["kbhost-bench"]),
+        .executable(name: "kbhost-floor", targets: ["kbhost-floor"]),
+        .library(name: "KeyboardSDK", targets: ["KeyboardSDK"]),
+        .library(name: "KeyboardTesting", targets: ["KeyboardTesting"]),
+        .library(name: "KBHost", targets: ["KBHost"]),
+        // The sample keyboards: each a shared library the worker dlopens.
+        .library(name: "CalculatorKeyboard", type: .dynamic, targets: ["CalculatorKeyboard"]),
+        .library(name: "ScienceKeyboard", type: .dynamic, targets: ["ScienceKeyboard"]),
+        .library(name: "NumberPadKeyboard", type: .dynamic, targets: ["NumberPadKeyboard"]),
+        // Keyboards that misbehave on purpose, for tests and stress runs.
+        .library(name: "FaultKeyboards", type: .dynamic, targets: ["FaultKeyboards"]),
+        .library(name: "FaultNoEntry", type: .dynamic, targets: ["FaultNoEntry"]),
+        .library(name: "FaultWrongABI", type: .dynamic, targets: ["FaultWrongABI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // The plugin ABI: one versioned C header, shared by the worker, the SDK and C plugins.
+        .target(name: "CKeyboardABI", path: "Sources/CKeyboardABI"),
+        // Static inline wrappers for system calls Swift cannot import (variadic or missing).
+        .target(name: "CKBShims", path: "Sources/CKBShims"),
+        // libffi, with accessors for its ffi_type_* globals.
+        .systemLibrary(name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi",
+                       providers: [.apt(["libffi-dev"])]),
+
+        // Pure, Foundation-free: the text model shared by host, worker mirror and testing kit.
+        .target(name: "KBText", path: "Sources/KBText"),
+        // Pure, Foundation-free: framing, messages and their binary codec.
+        .target(name: "KBWire", dependencies: ["KBText"], path: "Sources/KBWire"),
+        // The only place that makes system calls (spawn, pidfd, rlimits, poll, /proc).
+        .target(name: "KBSystem", dependencies: ["CKBShims"], path: "Sources/KBSystem"),
+
+        // The SDK keyboard authors write against (no Foundation).
+        .target(name: "KeyboardSDK", dependencies: ["CKeyboardABI"], path: "Sources/KeyboardSDK"),
+        // In-process driver for an author's unit tests.
+        .target(name: "KeyboardTesting", dependencies: ["KeyboardSDK", "CKeyboardABI", "KBText"],
+                path: "Sources/KeyboardTesting"),
+
+        // The lean extension process: Swift runtime + Glibc, no Foundation.
+        .executableTarget(name: "KBWorker",
+                          dependencies: ["KBWire", "KBText", "KBSystem", "CKeyboardABI", "CFFI", "CKBShims"],
+                          path: "Sources/KBWorker"),
+
+        // The input manager's library: documents, manifests, extension processes, sessions.
+        .target(name: "KBHost", dependencies: ["KBWire", "KBText", "KBSystem"], path: "Sources/KBHost"),
+        .executableTarget(name: "kbhost",
+                          dependencies: ["KBHost", "KBText", "KBSystem", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                          path: "Sources/kbhost"),
+        .executableTarget(name: "kbhost-bench", dependencies: ["KBHost", "KBSystem", "KBWire"],
+                          path: "Sources/kbhost-bench"),
+        // The floors the benchmark measures against: bare spawn + dlopen, raw ping-pong. In C on purpose.
+        .executableTarget(name: "kbhost-floor", path: "Sources/kbhost-floor",
+                          linkerSettings: [.linkedLibrary("dl")]),
+
+        // Sample keyboards.
+        .target(name: "CalculatorKeyboard", dependencies: ["KeyboardSDK"], path: "Plugins/Calculator"),
+        .target(name: "ScienceKeyboard", dependencies: ["KeyboardSDK"], path: "Plugins/Science"),
+        .target(name: "NumberPadKeyboard", dependencies: ["CKeyboardABI"], path: "Plugins/NumberPad"),
+        .target(name: "FaultKeyboards", dependencies: ["CKeyboardABI"], path: "Plugins/Faults/Keyboards"),
+        .target(name: "FaultNoEntry", dependencies: ["CKeyboardABI"], path: "Plugins/Faults/NoEntry"),
+        .target(name: "FaultWrongABI", dependencies: ["CKeyboardABI"], path: "Plugins/Faults/WrongABI"),
+
+        // Tests: one target per module, plus end-to-end tests through real processes.
+        .testTarget(name: "KBTextTests", dependencies: ["KBText"]),
+        .testTarget(name: "KBWireTests", dependencies: ["KBWire", "KBText"]),
+        .testTarget(name: "KeyboardSDKTests", dependencies: ["KeyboardSDK", "KeyboardTesting"]),
+        // One test target per Swift keyboard: each plugin exports the same entry symbol.
+        .testTarget(name: "CalculatorKeyboardTests", dependencies: ["CalculatorKeyboard", "KeyboardTesting"]),
+        .testTarget(name: "ScienceKeyboardTests", dependencies: ["ScienceKeyboard", "KeyboardTesting"]),
+        .testTarget(name: "KBHostTests", dependencies: ["KBHost", "KBText"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["KBHost", "KBText", "KBSystem"]),
+    ]
+)
+
+// Strictness for every Swift target, in one place (swift-log's habit).
+let cTargets: Set<String> = [
+    "CKeyboardABI", "CKBShims", "CFFI", "kbhost-floor",
+    "NumberPadKeyboard", "FaultKeyboards", "FaultNoEntry", "FaultWrongABI",
+]
+for target in package.targets where !cTargets.contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .swiftLanguageMode(.v6),
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}

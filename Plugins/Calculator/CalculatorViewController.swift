@@ -1,0 +1,70 @@
+import KeyboardSDK
+
+/// The calculator keyboard of the seeds: the expression is built on the
+/// keyboard's display line, not in the document; "=" inserts the result.
+final class CalculatorViewController: InputViewController {
+    private var expression = Expression()
+
+    override class var keyActions: [KeyAction] {[
+        .action("appendToken:", CalculatorViewController.appendToken),
+        .action("evaluate", CalculatorViewController.evaluate),
+        .action("deleteToken", CalculatorViewController.deleteToken),
+        .action("clear", CalculatorViewController.clear),
+    ]}
+
+    override func viewDidLoad() {
+        keyboardLayout = makeLayout()
+    }
+
+    override func viewWillAppear(_ animated: Bool) {
+        // The globe key is shown only when the host does not draw its own.
+        keyboardLayout = makeLayout()
+    }
+
+    private func makeLayout() -> KeyboardLayout {
+        func token(_ label: String) -> KeySpec { KeySpec(label, action: "appendToken:") }
+        var bottom: [KeySpec] = [KeySpec("⌫", role: .delete, width: 1.5, action: "deleteToken", repeats: true)]
+        if needsInputModeSwitchKey { bottom.insert(.globe(), at: 0) }
+        return KeyboardLayout(display: expression.text, rows: [
+            ["7", "8", "9", "÷"].map(token),
+            ["4", "5", "6", "×"].map(token),
+            ["1", "2", "3", "−"].map(token),
+            [KeySpec("C", role: .function, action: "clear"), token("0"),
+             KeySpec("=", role: .function, action: "evaluate"), token("+")],
+            bottom,
+        ])
+    }
+
+    func appendToken(_ key: Key) {
+        expression.append(key.label)
+        setDisplay(expression.text)
+    }
+
+    func deleteToken() {
+        if expression.text.isEmpty {
+            deleteBackward()  // nothing to edit on the keyboard: edit the document
+        } else {
+            expression.removeLast()
+            setDisplay(expression.text)
+        }
+    }
+
+    func clear() {
+        expression = Expression()
+        setDisplay("")
+    }
+
+    func evaluate() {
+        switch expression.evaluate() {
+        case .success(let value):
+            textDocumentProxy.insertText(value)
+            expression = Expression()
+            setDisplay("")
+        case .failure(let error):
+            setDisplay("\(expression.text) — \(error.message)")
+        }
+    }
+}
+
+@_cdecl("kbhost_keyboard_plugin_v1")
+public func kbhostKeyboardPlugin() -> UnsafeRawPointer { KeyboardPlugin.export(CalculatorViewController.self) }

@@ -1,0 +1,87 @@
+/* Keyboards that fail on purpose, one class per fault, for tests and stress
+   runs. Each has a working digit layout until its fault fires. */
+#include <kbhost_keyboard.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct fault {
+    const kbh_host_v1 *host;
+} fault;
+
+static void hang(void) {
+    for (;;) pause();
+}
+
+static void layout_with(fault *self, const char *extra_action) {
+    static kbh_key_spec_v1 keys[3];
+    keys[0] = (kbh_key_spec_v1){.label = "1", .action = "insertLabel:"};
+    keys[1] = (kbh_key_spec_v1){.label = "boom", .role = KBH_ROLE_FUNCTION, .action = "boom"};
+    keys[2] = (kbh_key_spec_v1){.label = "x", .action = extra_action};
+    kbh_row_spec_v1 rows[] = {{keys, 3}};
+    kbh_layout_v1 layout = {.rows = rows, .row_count = 1};
+    self->host->set_layout(self->host->ctx, &layout);
+}
+
+static void *create(const kbh_class_v1 *cls, const kbh_host_v1 *host) {
+    if (strcmp(cls->name, "HangInCreate") == 0) hang();
+    fault *self = calloc(1, sizeof *self);
+    if (self) self->host = host;
+    return self;
+}
+
+static void did_load(fault *self, const kbh_selector_v1 *cmd) { (void)cmd; layout_with(self, "insertLabel:"); }
+static void did_load_crash(fault *self, const kbh_selector_v1 *cmd) { (void)self; (void)cmd; abort(); }
+static void did_load_hang(fault *self, const kbh_selector_v1 *cmd) { (void)self; (void)cmd; hang(); }
+static void did_load_bad_layout(fault *self, const kbh_selector_v1 *cmd) { (void)cmd; layout_with(self, "noSuchAction:"); }
+static void did_load_int(fault *self, const kbh_selector_v1 *cmd, int32_t n) { (void)self; (void)cmd; (void)n; }
+
+static void insert_label(fault *self, const kbh_selector_v1 *cmd, const kbh_key_v1 *key) {
+    (void)cmd;
+    self->host->insert_text(self->host->ctx, key->label);
+}
+static void boom_crash(fault *self, const kbh_selector_v1 *cmd) { (void)self; (void)cmd; raise(SIGSEGV); }
+static void boom_hang(fault *self, const kbh_selector_v1 *cmd) { (void)self; (void)cmd; hang(); }
+static void boom_exit(fault *self, const kbh_selector_v1 *cmd) { (void)self; (void)cmd; _exit(3); }
+
+#define SELECTORS(cls, load_imp, boom_imp)                                    \
+    static const kbh_selector_v1 cls##_selectors[] = {                         \
+        {"viewDidLoad", "v@:", (void *)(load_imp), NULL},                      \
+        {"insertLabel:", "v@:@", (void *)insert_label, NULL},                  \
+        {"boom", "v@:", (void *)(boom_imp), NULL},                             \
+    };                                                                         \
+    static const kbh_class_v1 cls##_class = {                                  \
+        .name = #cls, .create = create, .selectors = cls##_selectors,          \
+        .selector_count = 3,                                                   \
+    };
+
+SELECTORS(CrashInViewDidLoad, did_load_crash, boom_crash)
+SELECTORS(HangInViewDidLoad, did_load_hang, boom_crash)
+SELECTORS(HangInCreate, did_load, boom_crash)
+SELECTORS(BadLayoutAction, did_load_bad_layout, boom_crash)
+SELECTORS(CrashOnKey, did_load, boom_crash)
+SELECTORS(HangOnKey, did_load, boom_hang)
+SELECTORS(ExitOnKey, did_load, boom_exit)
+
+/* viewDidLoad declared as taking an int: refused at load, never called. */
+static const kbh_selector_v1 BadEncoding_selectors[] = {
+    {"viewDidLoad", "v@:i", (void *)did_load_int, NULL},
+};
+static const kbh_class_v1 BadEncoding_class = {
+    .name = "BadEncoding", .create = create, .selectors = BadEncoding_selectors, .selector_count = 1,
+};
+
+static const kbh_class_v1 *const classes[] = {
+    &CrashInViewDidLoad_class, &HangInViewDidLoad_class, &HangInCreate_class, &BadLayoutAction_class,
+    &CrashOnKey_class, &HangOnKey_class, &ExitOnKey_class, &BadEncoding_class,
+};
+
+static const kbh_plugin_v1 plugin = {
+    .abi_version = KBH_ABI_VERSION,
+    .struct_size = sizeof(kbh_plugin_v1),
+    .classes = classes,
+    .class_count = sizeof classes / sizeof classes[0],
+};
+
+const kbh_plugin_v1 *kbhost_keyboard_plugin_v1(void) { return &plugin; }

@@ -1,0 +1,30 @@
+/* Wrappers for system calls Swift cannot call directly: variadic ones
+   (prctl, syscall, fcntl) and ones Glibc's module does not import
+   (pidfd_*, the _np functions). Prefixed kbs_. Implemented in shims.c, which
+   is compiled with _GNU_SOURCE; this header stays free of it so that its
+   declarations agree with Swift's Glibc module. */
+#ifndef KB_SHIMS_H
+#define KB_SHIMS_H
+
+#include <spawn.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+int kbs_pidfd_open(pid_t pid);
+int kbs_pidfd_send_signal(int pidfd, int sig);
+/* Reap the child behind a pidfd. Returns 0 and fills *code (0 if still
+   running with nohang, else CLD_EXITED, CLD_KILLED, CLD_DUMPED) and *status. */
+int kbs_waitid_pidfd(int pidfd, int nohang, int *code, int *status);
+
+int kbs_set_pdeathsig(int sig);
+int kbs_set_no_new_privs(void);
+int kbs_set_nonblocking(int fd);
+int kbs_dup_cloexec_above(int fd, int minimum);
+int kbs_set_pipe_size(int fd, int size);
+/* The default stack size of threads created from now on. */
+int kbs_set_default_thread_stack(size_t bytes);
+int kbs_spawn_addclosefrom(posix_spawn_file_actions_t *actions, int from);
+char **kbs_environ(void);
+int kbs_pipe_cloexec(int fds[2]);
+
+#endif

@@ -1,0 +1,68 @@
+#define _GNU_SOURCE
+#include "kbshims.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+extern char **environ;
+
+int kbs_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+int kbs_pidfd_send_signal(int pidfd, int sig) {
+    return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+
+int kbs_waitid_pidfd(int pidfd, int nohang, int *code, int *status) {
+    siginfo_t info;
+    info.si_pid = 0;
+    int r = waitid((idtype_t)P_PIDFD, (id_t)pidfd, &info, WEXITED | (nohang ? WNOHANG : 0));
+    if (r != 0) return r;
+    if (info.si_pid == 0) { *code = 0; *status = 0; return 0; }
+    *code = info.si_code;
+    *status = info.si_status;
+    return 0;
+}
+
+int kbs_set_pdeathsig(int sig) { return prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0); }
+int kbs_set_no_new_privs(void) { return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); }
+
+int kbs_set_nonblocking(int fd) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0) return -1;
+    return fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+int kbs_dup_cloexec_above(int fd, int minimum) { return fcntl(fd, F_DUPFD_CLOEXEC, minimum); }
+int kbs_set_pipe_size(int fd, int size) { return fcntl(fd, F_SETPIPE_SZ, size); }
+
+int kbs_set_default_thread_stack(size_t bytes) {
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) return -1;
+    int r = pthread_attr_setstacksize(&attr, bytes);
+    if (r == 0) r = pthread_setattr_default_np(&attr);
+    pthread_attr_destroy(&attr);
+    return r;
+}
+
+int kbs_spawn_addclosefrom(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+
+char **kbs_environ(void) { return environ; }
+int kbs_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }

@@ -1,0 +1,230 @@
+import Glibc
+import KBSystem
+import KBWire
+
+/// One extension process: a worker spawned with posix_spawn on a socketpair,
+/// its stdout/stderr collected as log text, its exit watched through a pidfd.
+/// Every request has a deadline; whatever the worker does (crash, hang,
+/// garbage), the caller gets a `KeyboardFailure` and the worker is reaped.
+public final class ExtensionProcess {
+    public struct Configuration: Sendable {
+        /// The kbhost-worker executable.
+        public var workerPath: String
+        /// RLIMIT_DATA for the worker: a backstop well above the memory budget.
+        public var dataLimitBytes: UInt64 = 512 << 20
+        public var stackLimitBytes: UInt64 = 2 << 20
+        /// Launch (spawn → handshake → loaded) must finish within this.
+        public var launchDeadlineMilliseconds = 1000
+        /// Each delivered event must be answered within this.
+        public var eventDeadlineMilliseconds = 2500
+        /// Extra environment for the worker (KEY=VALUE).
+        public var environment: [String] = []
+
+        public init(workerPath: String) { self.workerPath = workerPath }
+    }
+
+    public let keyboardID: String
+    public let pid: pid_t
+    public let configuration: Configuration
+    private let socket: Int32
+    private let pidfd: Int32
+    private let output: Int32
+    private var reader = FrameReader()
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    private var outputTail: [UInt8] = []
+    private static let outputTailLimit = 16 * 1024
+    /// How the process ended, once it has.
+    public private(set) var termination: Sys.Termination?
+
+    /// Spawns the worker and completes the versioned handshake.
+    public init(keyboardID: String, configuration: Configuration) throws(KeyboardFailure) {
+        self.keyboardID = keyboardID
+        self.configuration = configuration
+        func failure(_ s: String) -> KeyboardFailure {
+            KeyboardFailure(keyboardID: keyboardID, phase: "launch", reason: .spawnFailed(s))
+        }
+        guard Sys.fileExists(configuration.workerPath) else {
+            throw failure("no worker executable at \(configuration.workerPath); run `swift build` first")
+        }
+        var hostEnd: Int32 = -1, childEnd: Int32 = -1, outRead: Int32 = -1, outWrite: Int32 = -1
+        do {
+            (hostEnd, childEnd) = try Sys.socketPair()
+            (outRead, outWrite) = try Sys.pipe()
+            // Keep the child's ends above 3 so that dup2 onto 1, 2, 3 always clears close-on-exec.
+            let c = try Sys.duplicate(childEnd, atLeast: 10); Sys.close(childEnd); childEnd = c
+            let w = try Sys.duplicate(outWrite, atLeast: 10); Sys.close(outWrite); outWrite = w
+            try Sys.setNonBlocking(outRead)
+            Sys.setPipeSize(outRead, 1 << 20)
+        } catch {
+            [hostEnd, childEnd, outRead, outWrite].forEach(Sys.close)
+            throw failure("\(error)")
+        }
+        let arguments = [configuration.workerPath,
+                         "--data-limit", String(configuration.dataLimitBytes),
+                         "--stack-limit", String(configuration.stackLimitBytes),
+                         "--parent", String(getpid())]
+        let spawned: pid_t
+        do {
+            spawned = try Spawn.spawn(path: configuration.workerPath, arguments: arguments,
+                                      environment: Spawn.currentEnvironment() + configuration.environment,
+                                      files: [.init(outWrite, as: 1), .init(outWrite, as: 2), .init(childEnd, as: 3)])
+        } catch {
+            [hostEnd, childEnd, outRead, outWrite].forEach(Sys.close)
+            throw failure("\(error)")
+        }
+        Sys.close(childEnd)
+        Sys.close(outWrite)
+        pid = spawned
+        socket = hostEnd
+        output = outRead
+        do {
+            pidfd = try Sys.pidfdOpen(spawned)
+        } catch {
+            Glibc.kill(spawned, SIGKILL)
+            var status: Int32 = 0
+            waitpid(spawned, &status, 0)
+            Sys.close(hostEnd); Sys.close(outRead)
+            throw failure("\(error)")
+        }
+
+        let reply = try request(.hello(protocolVersion: WireVersion.protocolVersion, abiVersion: WireVersion.abiVersion),
+                                phase: "launch", deadlineMilliseconds: configuration.launchDeadlineMilliseconds)
+        guard case .hello(let p, let a, _) = reply, p == WireVersion.protocolVersion, a == WireVersion.abiVersion else {
+            let text = if case .hello(let p, let a, _) = reply {
+                "worker speaks protocol \(p) / ABI \(a); this host speaks protocol \(WireVersion.protocolVersion) / ABI \(WireVersion.abiVersion)"
+            } else { "the worker's first reply was not a hello" }
+            throw end(phase: "launch", .protocolViolation(text))
+        }
+    }
+
+    deinit {
+        if termination == nil {
+            _ = try? Sys.pidfdSendSignal(pidfd, SIGKILL)
+            _ = try? Sys.reap(pidfd: pidfd, wait: true)
+        }
+        Sys.close(socket)
+        Sys.close(pidfd)
+        Sys.close(output)
+    }
+
+    public var isRunning: Bool { termination == nil }
+
+    /// What the worker wrote to stdout/stderr recently (its log).
+    public var outputText: String {
+        drainOutput()
+        return String(decoding: outputTail, as: UTF8.self)
+    }
+
+    /// Sends one request and waits for its one reply. A `.failure` reply, an
+    /// exit, a missed deadline or a malformed frame all end the worker and throw.
+    public func request(_ message: HostMessage, phase: String, deadlineMilliseconds: Int? = nil) throws(KeyboardFailure) -> WorkerMessage {
+        guard termination == nil else { throw end(phase: phase, .io("the extension process has already ended")) }
+        var frame: [UInt8] = []
+        Framing.appendFrame(message.encoded(), to: &frame)
+        do {
+            try Sys.sendAll(socket, frame)
+        } catch {
+            throw end(phase: phase, .io("\(error)"), preferExit: true)
+        }
+        let reply = try receive(phase: phase, deadlineMilliseconds: deadlineMilliseconds ?? configuration.eventDeadlineMilliseconds)
+        if case .failure(let f) = reply {
+            throw end(phase: phase, .loadFailed(f.kind, f.message))
+        }
+        return reply
+    }
+
+    /// Waits for one whole frame from the worker.
+    private func receive(phase: String, deadlineMilliseconds: Int) throws(KeyboardFailure) -> WorkerMessage {
+        let deadline = Sys.monotonicNanoseconds() + Int64(deadlineMilliseconds) * 1_000_000
+        while true {
+            do {
+                if let payload = try reader.nextFrame() { return try WorkerMessage.decode(payload) }
+            } catch {
+                throw end(phase: phase, .protocolViolation("\(error)"))
+            }
+            let remaining = Int32(clamping: max(0, (deadline - Sys.monotonicNanoseconds() + 999_999) / 1_000_000))
+            var fds = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: output, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)]
+            let ready: Int
+            do { ready = try Sys.poll(&fds, timeoutMilliseconds: remaining) } catch {
+                throw end(phase: phase, .io("\(error)"))
+            }
+            if ready == 0 {
+                throw end(phase: phase, .deadlineExceeded(milliseconds: deadlineMilliseconds))
+            }
+            if fds[1].revents != 0 { drainOutput() }
+            if fds[0].revents != 0 {
+                let n: Int?
+                do {
+                    n = try readBuffer.withUnsafeMutableBytes { (b) throws(SystemError) in try Sys.readAvailable(socket, into: b) }
+                } catch {
+                    throw end(phase: phase, .io("\(error)"), preferExit: true)
+                }
+                guard let n else { throw end(phase: phase, .io("the channel closed"), preferExit: true) }
+                readBuffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+                continue
+            }
+            if fds[2].revents != 0 && fds[0].revents == 0 {
+                throw end(phase: phase, .io("the process ended"), preferExit: true)
+            }
+        }
+    }
+
+    /// Asks the worker to exit, then makes sure it has.
+    public func shutdown() {
+        guard termination == nil else { return }
+        var frame: [UInt8] = []
+        Framing.appendFrame(HostMessage.shutdown.encoded(), to: &frame)
+        _ = try? Sys.sendAll(socket, frame)
+        var fds = [pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)]
+        _ = try? Sys.poll(&fds, timeoutMilliseconds: 200)
+        kill()
+    }
+
+    /// SIGKILL through the pidfd, then reap.
+    public func kill() {
+        guard termination == nil else { return }
+        _ = try? Sys.pidfdSendSignal(pidfd, SIGKILL)
+        termination = (try? Sys.reap(pidfd: pidfd, wait: true)) ?? .signaled(SIGKILL)
+        drainOutput()
+    }
+
+    /// Ends the worker and builds the failure. With `preferExit`, a process
+    /// that has ended by itself is reported by how it ended (signal or status).
+    private func end(phase: String, _ reason: KeyboardFailure.Reason, preferExit: Bool = false) -> KeyboardFailure {
+        var finalReason = reason
+        if termination == nil {
+            if preferExit {
+                // The channel broke: the process is ending; give it a moment to be reaped.
+                var fds = [pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)]
+                _ = try? Sys.poll(&fds, timeoutMilliseconds: 1000)
+            }
+            if let ended = try? Sys.reap(pidfd: pidfd, wait: false) {
+                termination = ended
+            } else {
+                kill()
+            }
+        }
+        if preferExit, let termination {
+            finalReason = switch termination {
+            case .signaled(let s): .signaled(signal: s)
+            case .exited(let status): .exited(status: status)
+            }
+        }
+        drainOutput()
+        return KeyboardFailure(keyboardID: keyboardID, phase: phase, reason: finalReason,
+                               stderrTail: String(decoding: outputTail, as: UTF8.self))
+    }
+
+    private func drainOutput() {
+        while true {
+            let n = try? readBuffer.withUnsafeMutableBytes { (b) throws(SystemError) in try Sys.readAvailable(output, into: b) }
+            guard let count = n ?? nil, count > 0 else { return }
+            outputTail.append(contentsOf: readBuffer[..<count])
+            if outputTail.count > ExtensionProcess.outputTailLimit {
+                outputTail.removeFirst(outputTail.count - ExtensionProcess.outputTailLimit)
+            }
+        }
+    }
+}

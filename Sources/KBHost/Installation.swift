@@ -1,0 +1,108 @@
+import Foundation
+import KBSystem
+
+/// Where kbhost's parts are: the build products (the worker and the bundled
+/// keyboards' libraries) and the bundled manifests.
+public struct Installation: Sendable {
+    /// The folder with kbhost-worker and the sample plugins (the build's products).
+    public var productsDirectory: String
+    /// The folder of bundled manifests, one keyboard bundle per subfolder.
+    public var manifestsDirectory: String?
+
+    public init(productsDirectory: String, manifestsDirectory: String?) {
+        self.productsDirectory = productsDirectory
+        self.manifestsDirectory = manifestsDirectory
+    }
+
+    /// The running program's installation: KBHOST_PRODUCTS / KBHOST_MANIFESTS
+    /// when set, else the folder of the executable and the repository's
+    /// Manifests/ found above it.
+    public static func current(sourceFile: String = #filePath) -> Installation {
+        let env = ProcessInfo.processInfo.environment
+        let executable = Sys.executablePath() ?? CommandLine.arguments[0]
+        let products = env["KBHOST_PRODUCTS"] ?? (executable as NSString).deletingLastPathComponent
+        var manifests = env["KBHOST_MANIFESTS"]
+        if manifests == nil {
+            var dir = products
+            for _ in 0..<6 where manifests == nil {
+                let candidate = (dir as NSString).appendingPathComponent("Manifests")
+                if FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent("Package.swift")),
+                   FileManager.default.fileExists(atPath: candidate) {
+                    manifests = candidate
+                }
+                dir = (dir as NSString).deletingLastPathComponent
+            }
+        }
+        if manifests == nil {
+            // Sources/KBHost/Installation.swift → the repository root.
+            let root = ((sourceFile as NSString).deletingLastPathComponent as NSString)
+                .deletingLastPathComponent as NSString
+            let candidate = (root.deletingLastPathComponent as NSString).appendingPathComponent("Manifests")
+            if FileManager.default.fileExists(atPath: candidate) { manifests = candidate }
+        }
+        return Installation(productsDirectory: products, manifestsDirectory: manifests)
+    }
+
+    public var workerPath: String { (productsDirectory as NSString).appendingPathComponent("kbhost-worker") }
+
+    /// The extension process configuration for this installation.
+    public var processConfiguration: ExtensionProcess.Configuration {
+        ExtensionProcess.Configuration(workerPath: workerPath)
+    }
+
+    /// Finds a manifest's library: inside its bundle, or (for bundled
+    /// samples) among the build products.
+    public func resolveLibrary(for manifest: KeyboardManifest, allowProducts: Bool) -> String? {
+        let inBundle = (manifest.bundleDirectory as NSString).appendingPathComponent(manifest.executable)
+        let standardized = (inBundle as NSString).standardizingPath
+        if standardized.hasPrefix((manifest.bundleDirectory as NSString).standardizingPath + "/"),
+           FileManager.default.fileExists(atPath: standardized) {
+            return standardized
+        }
+        if allowProducts {
+            let product = (productsDirectory as NSString).appendingPathComponent(manifest.executable)
+            if FileManager.default.fileExists(atPath: product) { return product }
+        }
+        return nil
+    }
+
+    /// The bundled sample keyboards, in folder order.
+    public func bundledKeyboards() throws -> [LoadableKeyboard] {
+        guard let dir = manifestsDirectory else { return [] }
+        let entries = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        var result: [LoadableKeyboard] = []
+        for entry in entries {
+            let plist = (dir as NSString).appendingPathComponent("\(entry)/Info.plist")
+            guard FileManager.default.fileExists(atPath: plist) else { continue }
+            let manifest = try KeyboardManifest.load(contentsOf: plist)
+            guard let library = resolveLibrary(for: manifest, allowProducts: true) else {
+                throw LookupError.libraryMissing(manifest: plist, executable: manifest.executable, searched: productsDirectory)
+            }
+            result.append(LoadableKeyboard(manifest: manifest, libraryPath: library))
+        }
+        return result
+    }
+
+    public enum LookupError: Error, CustomStringConvertible {
+        case libraryMissing(manifest: String, executable: String, searched: String)
+        case unknownKeyboard(String, known: [String])
+
+        public var description: String {
+            switch self {
+            case .libraryMissing(let m, let e, let s):
+                "\(m): CFBundleExecutable \(e) was not found in its bundle or in \(s) (run `swift build` first)"
+            case .unknownKeyboard(let id, let known):
+                "no keyboard \(id); known keyboards: \(known.joined(separator: ", "))"
+            }
+        }
+    }
+
+    /// A bundled keyboard by identifier.
+    public func keyboard(_ identifier: String) throws -> LoadableKeyboard {
+        let all = try bundledKeyboards()
+        guard let k = all.first(where: { $0.identifier == identifier }) else {
+            throw LookupError.unknownKeyboard(identifier, known: all.map(\.identifier))
+        }
+        return k
+    }
+}

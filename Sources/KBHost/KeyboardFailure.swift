@@ -1,0 +1,71 @@
+import KBSystem
+import KBWire
+
+/// Why a keyboard stopped working: always names the keyboard, the phase it
+/// was in and what happened, with the tail of its stderr. The host survives
+/// every one of these.
+public struct KeyboardFailure: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Reason: Hashable, Sendable {
+        /// The extension process could not be started.
+        case spawnFailed(String)
+        /// Ended by a signal (a crash, an abort, a trap, a kill).
+        case signaled(signal: Int32)
+        /// Exited by itself with this status.
+        case exited(status: Int32)
+        /// Did not answer within the deadline; the host killed it.
+        case deadlineExceeded(milliseconds: Int)
+        /// Sent bytes that are not a valid message; the host ended it.
+        case protocolViolation(String)
+        /// The worker refused the plugin (missing export, wrong ABI, bad encoding…).
+        case loadFailed(WorkerFailure.Kind, String)
+        /// The host itself could not talk to the worker.
+        case io(String)
+    }
+
+    public var keyboardID: String
+    /// What the keyboard was doing: "launch", "load", "viewDidLoad", "key '7'", …
+    public var phase: String
+    public var reason: Reason
+    /// The last lines the keyboard wrote to stdout/stderr.
+    public var stderrTail: String
+
+    public init(keyboardID: String, phase: String, reason: Reason, stderrTail: String = "") {
+        self.keyboardID = keyboardID
+        self.phase = phase
+        self.reason = reason
+        self.stderrTail = stderrTail
+    }
+
+    /// A short word for reports: crash, hang, protocol, load, spawn, exit.
+    public var kind: String {
+        switch reason {
+        case .signaled: "crash"
+        case .exited: "exit"
+        case .deadlineExceeded: "hang"
+        case .protocolViolation: "protocol"
+        case .loadFailed: "load"
+        case .spawnFailed, .io: "spawn"
+        }
+    }
+
+    public var reasonDescription: String {
+        switch reason {
+        case .spawnFailed(let s): "could not start its extension process: \(s)"
+        case .signaled(let s): "ended by signal \(Sys.signalName(s))"
+        case .exited(let status): "exited with status \(status)"
+        case .deadlineExceeded(let ms): "did not answer within \(ms) ms and was killed"
+        case .protocolViolation(let s): "sent a malformed message (\(s)) and was ended"
+        case .loadFailed(_, let s): s
+        case .io(let s): "lost its channel: \(s)"
+        }
+    }
+
+    public var description: String {
+        var text = "keyboard \(keyboardID) failed during \(phase): \(reasonDescription)"
+        let tail = stderrTail.split(separator: "\n").suffix(8)
+        if !tail.isEmpty {
+            text += "\n  its output ended with:\n" + tail.map { "    \($0)" }.joined(separator: "\n")
+        }
+        return text
+    }
+}

@@ -1,0 +1,350 @@
+import KBText
+import KBWire
+
+/// A keyboard that can be loaded: its manifest and its plugin library.
+public struct LoadableKeyboard: Hashable, Sendable {
+    public var manifest: KeyboardManifest
+    public var libraryPath: String
+
+    public init(manifest: KeyboardManifest, libraryPath: String) {
+        self.manifest = manifest
+        self.libraryPath = libraryPath
+    }
+
+    public var identifier: String { manifest.bundleIdentifier }
+}
+
+/// Something the session saw the keyboard do, or did to it.
+public struct SessionEvent: Hashable, Sendable, CustomStringConvertible {
+    public var name: String
+    public var detail: String?
+
+    public init(_ name: String, _ detail: String? = nil) {
+        self.name = name
+        self.detail = detail
+    }
+
+    public var description: String { detail.map { "\(name): \($0)" } ?? name }
+}
+
+/// What a person does to a key.
+public enum Gesture: Hashable, Sendable {
+    case tap
+    case doubleTap
+    /// Held long enough for the long-press action (500 ms).
+    case longPress
+    /// Held for this long: a repeating key repeats after 400 ms, then every 100 ms.
+    case hold(milliseconds: Int)
+}
+
+public enum SessionError: Error, Hashable, Sendable, CustomStringConvertible {
+    case keyboardFailed(KeyboardFailure)
+    case noSuchKey(name: String, keyboardID: String, labels: [String])
+
+    public var description: String {
+        switch self {
+        case .keyboardFailed(let f): f.description
+        case .noSuchKey(let name, let id, let labels):
+            "keyboard \(id) has no key '\(name)'; its keys are: \(labels.joined(separator: " "))"
+        }
+    }
+}
+
+/// One keyboard loaded into its own extension process, typing into a
+/// document the host owns. Drives the life cycle exactly as UIKit does.
+public final class KeyboardSession {
+    public let keyboard: LoadableKeyboard
+    public private(set) var document: TextDocument
+    public private(set) var layout = KeyboardLayout()
+    public private(set) var events: [SessionEvent] = []
+    public private(set) var isVisible = false
+    /// Set once the keyboard has failed; the session is then closed.
+    public private(set) var failure: KeyboardFailure?
+    /// The session's clock (nanoseconds): virtual, advanced by gestures and pauses.
+    public private(set) var clockNanoseconds: Int64 = 0
+    /// Called when the keyboard asks for the next input mode (the globe key).
+    public var onAdvanceToNextInputMode: (() -> Void)?
+    /// Called when the keyboard asks to be dismissed.
+    public var onDismiss: (() -> Void)?
+
+    private let process: ExtensionProcess
+    private var facts: ControllerFacts
+    private var factsChanged = false
+    private var mirror = DocumentWindow()
+    private var mirrorStart = 0
+    private var windowStale = false
+    /// A freshly cut window the worker has not been sent yet.
+    private var pendingWindow = false
+    private var sequence: UInt64 = 0
+    private let windowLimit: Int
+
+    /// The extension process's pid (a different process from the host).
+    public var pid: Int32 { process.pid }
+    /// The keyboard's stdout/stderr so far (its log).
+    public var logText: String { process.outputText }
+
+    /// Launches the extension process, loads the plugin, creates its principal
+    /// class and calls viewDidLoad.
+    public init(keyboard: LoadableKeyboard, document: TextDocument = TextDocument(),
+                configuration: ExtensionProcess.Configuration, needsInputModeSwitchKey: Bool = true,
+                hasFullAccess: Bool = false, inputModes: [String]? = nil,
+                windowLimit: Int = DocumentWindow.defaultLimit) throws(KeyboardFailure) {
+        self.keyboard = keyboard
+        self.document = document
+        self.windowLimit = windowLimit
+        facts = ControllerFacts(needsInputModeSwitchKey: needsInputModeSwitchKey,
+                                hasFullAccess: hasFullAccess && keyboard.manifest.requestsOpenAccess,
+                                primaryLanguage: keyboard.manifest.primaryLanguage,
+                                documentIdentifier: document.identifier, traits: document.traits,
+                                inputModes: inputModes ?? [keyboard.identifier])
+        process = try ExtensionProcess(keyboardID: keyboard.identifier, configuration: configuration)
+        cutWindow()
+        let request = LoadRequest(pluginPath: keyboard.libraryPath, className: keyboard.manifest.principalClass,
+                                  facts: facts, window: mirror)
+        let reply: WorkerMessage
+        do {
+            reply = try process.request(.load(request), phase: "load",
+                                        deadlineMilliseconds: configuration.launchDeadlineMilliseconds)
+        } catch {
+            throw fail(error)
+        }
+        guard case .loaded(let loaded) = reply else {
+            throw fail(violation("answered load with something other than loaded", phase: "load"))
+        }
+        apply(loaded.effects)
+        try deliver(.lifecycle(.viewDidLoad, animated: false), phase: "viewDidLoad")
+    }
+
+    deinit { process.shutdown() }
+
+    // MARK: Life cycle
+
+    /// viewWillAppear → viewDidAppear.
+    public func appear(animated: Bool = false) throws(KeyboardFailure) {
+        guard !isVisible else { return }
+        try deliver(.lifecycle(.viewWillAppear, animated: animated), phase: "viewWillAppear")
+        try deliver(.lifecycle(.viewDidAppear, animated: animated), phase: "viewDidAppear")
+        isVisible = true
+    }
+
+    /// viewWillDisappear → viewDidDisappear. The process stays (as on iOS).
+    public func disappear(animated: Bool = false) throws(KeyboardFailure) {
+        guard isVisible else { return }
+        try deliver(.lifecycle(.viewWillDisappear, animated: animated), phase: "viewWillDisappear")
+        try deliver(.lifecycle(.viewDidDisappear, animated: animated), phase: "viewDidDisappear")
+        isVisible = false
+    }
+
+    /// The keyboard's size changes (rotation).
+    public func transition(toWidth width: Double, height: Double) throws(KeyboardFailure) {
+        try deliver(.transition(width: width, height: height), phase: "viewWillTransition")
+    }
+
+    /// Ends the extension process.
+    public func close() { process.shutdown() }
+
+    /// Updates what the controller reports (needsInputModeSwitchKey, full access, input modes).
+    public func updateFacts(needsInputModeSwitchKey: Bool? = nil, hasFullAccess: Bool? = nil, inputModes: [String]? = nil) {
+        if let v = needsInputModeSwitchKey { facts.needsInputModeSwitchKey = v }
+        if let v = hasFullAccess { facts.hasFullAccess = v && keyboard.manifest.requestsOpenAccess }
+        if let v = inputModes { facts.inputModes = v }
+        factsChanged = true
+    }
+
+    // MARK: Keys
+
+    /// Taps a key by name (see `KeyboardLayout.key(named:)`).
+    public func tap(_ name: String) throws(SessionError) {
+        try perform(.tap, on: name)
+    }
+
+    public func perform(_ gesture: Gesture, on name: String) throws(SessionError) {
+        guard let key = layout.key(named: name) else {
+            throw .noSuchKey(name: name, keyboardID: keyboard.identifier, labels: Array(layout.labels.joined()))
+        }
+        do { try perform(gesture, on: key) } catch { throw .keyboardFailed(error) }
+    }
+
+    /// Delivers the UIControl events of a gesture; events the key has no action for are not sent.
+    public func perform(_ gesture: Gesture, on key: KeyboardLayout.Key) throws(KeyboardFailure) {
+        let phase = "key '\(key.label)'"
+        func send(_ kind: KeyEvent.Kind, tapCount: Int32 = 1, repeatCount: Int32 = 0) throws(KeyboardFailure) {
+            let action: String? = switch kind {
+            case .touchUpInside: key.action
+            case .touchDown: key.touchDownAction
+            case .touchDownRepeat: key.doubleTapAction
+            case .longPress: key.longPressAction
+            case .repeat: key.repeats ? key.action : nil
+            }
+            guard action != nil else { return }
+            let event = KeyEvent(kind: kind, tapCount: tapCount, repeatCount: repeatCount, timestampNanoseconds: clockNanoseconds)
+            try deliver(.key(row: Int32(key.row), column: Int32(key.column), event: event), phase: phase)
+        }
+        let ms: Int64 = 1_000_000
+        switch gesture {
+        case .tap:
+            try send(.touchDown)
+            clockNanoseconds += 50 * ms
+            try send(.touchUpInside)
+            clockNanoseconds += 50 * ms
+        case .doubleTap:
+            try send(.touchDown)
+            clockNanoseconds += 50 * ms
+            try send(.touchUpInside)
+            clockNanoseconds += 100 * ms
+            try send(.touchDownRepeat, tapCount: 2)
+            clockNanoseconds += 50 * ms
+            try send(.touchUpInside, tapCount: 2)
+            clockNanoseconds += 50 * ms
+        case .longPress:
+            try perform(.hold(milliseconds: 600), on: key)
+        case .hold(let duration):
+            let start = clockNanoseconds
+            try send(.touchDown)
+            if key.longPressAction != nil && duration >= 500 {
+                clockNanoseconds = start + 500 * ms
+                try send(.longPress)
+                clockNanoseconds = start + Int64(duration) * ms
+            } else {
+                var repeats: Int32 = 0
+                var next: Int64 = 400
+                while key.repeats && next < Int64(duration) {
+                    clockNanoseconds = start + next * ms
+                    repeats += 1
+                    try send(.repeat, repeatCount: repeats)
+                    next += 100
+                }
+                clockNanoseconds = start + Int64(duration) * ms
+                try send(.touchUpInside)
+            }
+            clockNanoseconds += 50 * ms
+        }
+    }
+
+    /// Lets time pass on the session's clock.
+    public func pause(milliseconds: Int) {
+        clockNanoseconds += Int64(milliseconds) * 1_000_000
+    }
+
+    // MARK: Changes from outside the keyboard
+
+    /// Changes the document as the app or the user would: the keyboard gets
+    /// textWillChange/textDidChange (or selectionWillChange/selectionDidChange
+    /// when only the selection moved), and a fresh window.
+    public func editDocument(_ change: (inout TextDocument) -> Void) throws(KeyboardFailure) {
+        var changed = document
+        change(&changed)
+        let textChanged = changed.buffer.text != document.buffer.text || changed.buffer.markedRange != document.buffer.markedRange
+        let selectionChanged = changed.buffer.selection != document.buffer.selection
+        if changed.traits != document.traits || changed.identifier != document.identifier {
+            facts.traits = changed.traits
+            facts.documentIdentifier = changed.identifier
+            factsChanged = true
+        }
+        guard textChanged || selectionChanged || factsChanged else { return }
+        let (will, did): (TextInputCallback, TextInputCallback) = textChanged
+            ? (.textWillChange, .textDidChange) : (.selectionWillChange, .selectionDidChange)
+        try deliver(.textInput(will), phase: will.selector.dropLast().description)
+        document = changed
+        windowStale = true
+        try deliver(.textInput(did), phase: did.selector.dropLast().description)
+    }
+
+    // MARK: Delivery
+
+    private func deliver(_ call: Call, phase: String) throws(KeyboardFailure) {
+        if let failure { throw failure }
+        sequence += 1
+        if windowStale { cutWindow() }
+        let delivery = Delivery(sequence: sequence, facts: factsChanged ? facts : nil,
+                                window: pendingWindow ? mirror : nil, call: call)
+        pendingWindow = false
+        factsChanged = false
+        record(call)
+        let reply: WorkerMessage
+        do { reply = try process.request(.deliver(delivery), phase: phase) } catch { throw fail(error) }
+        guard case .done(let seq, let effects) = reply, seq == sequence else {
+            throw fail(violation("answered call \(sequence) out of turn", phase: phase))
+        }
+        apply(effects)
+    }
+
+    /// Cuts a fresh window from the document; the next delivery carries it.
+    private func cutWindow() {
+        let cut = DocumentWindow.cut(from: document.buffer, limit: windowLimit)
+        mirror = cut.window
+        mirrorStart = cut.start
+        windowStale = false
+        pendingWindow = true
+    }
+
+    private func apply(_ effects: [Effect]) {
+        var advance = false, dismiss = false
+        for effect in effects {
+            switch effect {
+            case .edit(let edit):
+                edit.apply(to: &document.buffer)
+                edit.apply(to: &mirror.buffer)
+            case .setLayout(let wire):
+                layout = KeyboardLayout(wire)
+            case .setDisplay(let text):
+                layout.display = text
+            case .advanceToNextInputMode:
+                events.append(SessionEvent("advanceToNextInputMode"))
+                advance = true
+            case .dismissKeyboard:
+                events.append(SessionEvent("dismissKeyboard"))
+                dismiss = true
+            case .playInputClick:
+                events.append(SessionEvent("playInputClick"))
+            case .log(_, let message):
+                events.append(SessionEvent("log", message))
+            }
+        }
+        if !mirrorMatchesDocument() { windowStale = true }
+        if advance { onAdvanceToNextInputMode?() }
+        if dismiss { onDismiss?() }
+    }
+
+    /// Whether the worker's mirror is still a faithful window of the document
+    /// (it drifts only at its edges, or when it grows or shrinks too far).
+    private func mirrorMatchesDocument() -> Bool {
+        let doc = document.buffer, m = mirror.buffer
+        let end = mirrorStart + m.utf16Count
+        guard end <= doc.utf16Count,
+              m.selection.location + mirrorStart == doc.selection.location, m.selection.length == doc.selection.length,
+              m.markedRange.map({ UTF16Range(location: $0.location + mirrorStart, length: $0.length) }) == doc.markedRange,
+              mirror.truncatedBefore == (mirrorStart > 0), mirror.truncatedAfter == (end < doc.utf16Count),
+              !(mirrorStart > 0 && m.selection.location < windowLimit / 4),
+              !(end < doc.utf16Count && m.utf16Count - m.selection.end < windowLimit / 4),
+              m.utf16Count <= 4 * windowLimit else { return false }
+        let docSlice = doc.text.utf16.dropFirst(mirrorStart).prefix(m.utf16Count)
+        return docSlice.elementsEqual(m.text.utf16)
+    }
+
+    private func record(_ call: Call) {
+        switch call {
+        case .lifecycle(let step, _): events.append(SessionEvent(String(step.selector.split(separator: ":").first!)))
+        case .textInput(let t): events.append(SessionEvent(String(t.selector.dropLast())))
+        case .transition(let w, let h): events.append(SessionEvent("viewWillTransition", "\(w)x\(h)"))
+        case .memoryWarning: events.append(SessionEvent("didReceiveMemoryWarning"))
+        case .key: break
+        }
+    }
+
+    private func violation(_ what: String, phase: String) -> KeyboardFailure {
+        process.kill()
+        return KeyboardFailure(keyboardID: keyboard.identifier, phase: phase, reason: .protocolViolation(what),
+                               stderrTail: process.outputText)
+    }
+
+    /// Records the failure; what the keyboard committed stays, its marked text is committed as plain text.
+    private func fail(_ error: KeyboardFailure) -> KeyboardFailure {
+        failure = failure ?? error
+        process.kill()
+        document.buffer.commitMarkedText()
+        isVisible = false
+        events.append(SessionEvent("failed", error.reasonDescription))
+        return error
+    }
+}

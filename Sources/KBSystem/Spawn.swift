@@ -1,0 +1,91 @@
+import CKBShims
+import Glibc
+
+/// posix_spawn with explicit file descriptors: nothing leaks into the child
+/// but what is named here (everything from `closeFrom` up is closed).
+public enum Spawn {
+    public struct FileMapping: Sendable {
+        public var parentFD: Int32
+        public var childFD: Int32
+        public init(_ parentFD: Int32, as childFD: Int32) {
+            self.parentFD = parentFD
+            self.childFD = childFD
+        }
+    }
+
+    /// Starts `path` with `arguments` (argv[0] included) and `environment`.
+    /// stdin is /dev/null unless mapped. Signals are reset to their defaults
+    /// and unblocked in the child.
+    public static func spawn(path: String, arguments: [String], environment: [String],
+                             files: [FileMapping]) throws(SystemError) -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+
+        if !files.contains(where: { $0.childFD == 0 }) {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        for mapping in files {
+            posix_spawn_file_actions_adddup2(&actions, mapping.parentFD, mapping.childFD)
+        }
+        let highest = max(files.map(\.childFD).max() ?? 2, 2)
+        kbs_spawn_addclosefrom(&actions, highest + 1)
+
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        sigdelset(&defaults, SIGKILL)
+        sigdelset(&defaults, SIGSTOP)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let r = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        guard r == 0 else { throw SystemError("posix_spawn \(path)", errno: r) }
+        return pid
+    }
+
+    /// The current environment as KEY=VALUE strings.
+    public static func currentEnvironment() -> [String] {
+        var result: [String] = []
+        var p = kbs_environ()!
+        while let entry = p.pointee {
+            result.append(String(cString: entry))
+            p += 1
+        }
+        return result
+    }
+}
+
+extension Sys {
+    /// Writes all of `bytes` to a socket without raising SIGPIPE if the peer is gone.
+    public static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
+        var failure: SystemError?
+        bytes.withUnsafeBytes { b in
+            var offset = 0
+            while offset < b.count {
+                do throws(SystemError) {
+                    offset += try check("send") { send(fd, b.baseAddress! + offset, b.count - offset, Int32(MSG_NOSIGNAL)) }
+                } catch {
+                    failure = error
+                    return
+                }
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Ignores SIGPIPE for this process: writes to a dead peer then fail with EPIPE.
+    public static func ignoreSIGPIPE() { signal(SIGPIPE, SIG_IGN) }
+}

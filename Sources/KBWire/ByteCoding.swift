@@ -1,0 +1,105 @@
+/// The primitive encoding: little-endian fixed-width integers, doubles as
+/// their bit patterns, strings as a u32 byte count and UTF-8, optionals as a
+/// 0/1 byte, arrays as a u32 count. Small and hand-written because the worker
+/// does not import Foundation.
+public struct ByteWriter: Sendable {
+    public private(set) var bytes: [UInt8] = []
+
+    public init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
+
+    public mutating func u8(_ v: UInt8) { bytes.append(v) }
+    public mutating func bool(_ v: Bool) { bytes.append(v ? 1 : 0) }
+    public mutating func u32(_ v: UInt32) {
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+    public mutating func i32(_ v: Int32) { u32(UInt32(bitPattern: v)) }
+    public mutating func u64(_ v: UInt64) {
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+    public mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
+    public mutating func int(_ v: Int) { i64(Int64(v)) }
+    public mutating func double(_ v: Double) { u64(v.bitPattern) }
+    public mutating func string(_ v: String) {
+        var s = v
+        s.withUTF8 { utf8 in
+            u32(UInt32(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
+    public mutating func optionalString(_ v: String?) {
+        if let v { u8(1); string(v) } else { u8(0) }
+    }
+    public mutating func count(_ n: Int) { u32(UInt32(n)) }
+}
+
+/// Reads what ByteWriter wrote, checking every bound: it never reads past the
+/// end, never trusts a count larger than the bytes left, and rejects invalid UTF-8.
+public struct ByteReader {
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    public var remaining: Int { bytes.count - offset }
+
+    private mutating func take(_ n: Int, _ field: String) throws(WireError) -> ArraySlice<UInt8> {
+        guard n >= 0, remaining >= n else { throw .truncated(field: field) }
+        defer { offset += n }
+        return bytes[offset ..< offset + n]
+    }
+
+    public mutating func u8(_ field: String) throws(WireError) -> UInt8 {
+        try take(1, field).first!
+    }
+    public mutating func bool(_ field: String) throws(WireError) -> Bool {
+        let v = try u8(field)
+        guard v <= 1 else { throw .invalidValue(field: field, reason: "boolean byte \(v) is neither 0 nor 1") }
+        return v == 1
+    }
+    public mutating func u32(_ field: String) throws(WireError) -> UInt32 {
+        let s = try take(4, field)
+        var v: UInt32 = 0
+        for (i, b) in s.enumerated() { v |= UInt32(b) << (8 * UInt32(i)) }
+        return v
+    }
+    public mutating func i32(_ field: String) throws(WireError) -> Int32 { Int32(bitPattern: try u32(field)) }
+    public mutating func u64(_ field: String) throws(WireError) -> UInt64 {
+        let s = try take(8, field)
+        var v: UInt64 = 0
+        for (i, b) in s.enumerated() { v |= UInt64(b) << (8 * UInt64(i)) }
+        return v
+    }
+    public mutating func i64(_ field: String) throws(WireError) -> Int64 { Int64(bitPattern: try u64(field)) }
+    public mutating func int(_ field: String) throws(WireError) -> Int { Int(try i64(field)) }
+    public mutating func double(_ field: String) throws(WireError) -> Double {
+        let v = Double(bitPattern: try u64(field))
+        guard v.isFinite else { throw .invalidValue(field: field, reason: "not a finite number") }
+        return v
+    }
+    public mutating func string(_ field: String) throws(WireError) -> String {
+        let n = Int(try u32(field))
+        guard n <= remaining else { throw .truncated(field: field) }
+        let slice = try take(n, field)
+        guard let s = slice.withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }) else {
+            throw .invalidUTF8(field: field)
+        }
+        return s
+    }
+    public mutating func optionalString(_ field: String) throws(WireError) -> String? {
+        try bool(field) ? try string(field) : nil
+    }
+    /// An array count, checked against the bytes left (each element takes at least `minimumSize`).
+    public mutating func count(_ field: String, minimumSize: Int = 1) throws(WireError) -> Int {
+        let n = Int(try u32(field))
+        guard n * max(minimumSize, 1) <= remaining else { throw .countTooLarge(field: field, count: n) }
+        return n
+    }
+    public mutating func enumCase<E: RawRepresentable<UInt8>>(_: E.Type, _ field: String) throws(WireError) -> E {
+        let raw = try u8(field)
+        guard let v = E(rawValue: raw) else { throw .invalidTag(type: field, tag: raw) }
+        return v
+    }
+    public func finish() throws(WireError) {
+        guard remaining == 0 else { throw .trailingBytes(count: remaining) }
+    }
+}

@@ -1,0 +1,87 @@
+/// Framing, written once for both sides: a 4-byte little-endian length, then
+/// the payload. The reader checks the length against a bound before it
+/// allocates anything, so a hostile plugin cannot make the host reserve memory.
+public enum Framing {
+    public static let headerSize = 4
+    /// The largest payload either side accepts.
+    public static let maximumFrameSize = 1 << 20
+
+    /// Appends one frame holding `payload` to `buffer`.
+    public static func appendFrame(_ payload: [UInt8], to buffer: inout [UInt8]) {
+        let n = UInt32(payload.count)
+        buffer.append(UInt8(truncatingIfNeeded: n))
+        buffer.append(UInt8(truncatingIfNeeded: n >> 8))
+        buffer.append(UInt8(truncatingIfNeeded: n >> 16))
+        buffer.append(UInt8(truncatingIfNeeded: n >> 24))
+        buffer.append(contentsOf: payload)
+    }
+}
+
+/// Accumulates bytes read from a stream and yields whole frames.
+public struct FrameReader: Sendable {
+    public let maximumFrameSize: Int
+    private var buffer: [UInt8] = []
+    private var start = 0
+
+    public init(maximumFrameSize: Int = Framing.maximumFrameSize) {
+        self.maximumFrameSize = maximumFrameSize
+    }
+
+    /// Bytes received but not yet returned as frames.
+    public var pendingByteCount: Int { buffer.count - start }
+
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        if start > 0 && start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// The next whole frame's payload, nil if more bytes are needed.
+    /// Throws `WireError.frameTooLarge` as soon as a header announces too much.
+    public mutating func nextFrame() throws(WireError) -> [UInt8]? {
+        guard buffer.count - start >= Framing.headerSize else { return nil }
+        let length = Int(buffer[start]) | Int(buffer[start + 1]) << 8
+            | Int(buffer[start + 2]) << 16 | Int(buffer[start + 3]) << 24
+        guard length <= maximumFrameSize else {
+            throw .frameTooLarge(length: length, maximum: maximumFrameSize)
+        }
+        guard buffer.count - start - Framing.headerSize >= length else { return nil }
+        let payloadStart = start + Framing.headerSize
+        let payload = Array(buffer[payloadStart ..< payloadStart + length])
+        start = payloadStart + length
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+        } else if start > 65536 {
+            buffer.removeFirst(start)
+            start = 0
+        }
+        return payload
+    }
+}
+
+/// Everything that can be wrong with bytes on the wire. Each names what was wrong.
+public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
+    case frameTooLarge(length: Int, maximum: Int)
+    case truncated(field: String)
+    case invalidTag(type: String, tag: UInt8)
+    case invalidUTF8(field: String)
+    case countTooLarge(field: String, count: Int)
+    case trailingBytes(count: Int)
+    case invalidValue(field: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .frameTooLarge(let length, let maximum):
+            "frame of \(length) bytes exceeds the maximum of \(maximum)"
+        case .truncated(let field): "message ends inside \(field)"
+        case .invalidTag(let type, let tag): "unknown \(type) tag \(tag)"
+        case .invalidUTF8(let field): "\(field) is not valid UTF-8"
+        case .countTooLarge(let field, let count): "\(field) count \(count) is larger than the message"
+        case .trailingBytes(let count): "\(count) unexpected bytes after the message"
+        case .invalidValue(let field, let reason): "\(field): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,291 @@
+import KBText
+
+// The binary form of every message. Tags are fixed forever; a new message
+// gets a new tag and a protocol version bump. Tests pin the bytes.
+
+extension HostMessage {
+    public func encoded() -> [UInt8] {
+        var w = ByteWriter()
+        switch self {
+        case .hello(let p, let a):
+            w.u8(1); w.u32(p); w.u32(a)
+        case .load(let r):
+            w.u8(2); w.string(r.pluginPath); w.string(r.className); w.facts(r.facts); w.window(r.window)
+        case .deliver(let d):
+            w.u8(3); w.u64(d.sequence)
+            if let f = d.facts { w.u8(1); w.facts(f) } else { w.u8(0) }
+            if let win = d.window { w.u8(1); w.window(win) } else { w.u8(0) }
+            w.call(d.call)
+        case .shutdown:
+            w.u8(4)
+        }
+        return w.bytes
+    }
+
+    public static func decode(_ bytes: [UInt8]) throws(WireError) -> HostMessage {
+        var r = ByteReader(bytes)
+        let message: HostMessage
+        switch try r.u8("host message") {
+        case 1: message = .hello(protocolVersion: try r.u32("protocol version"), abiVersion: try r.u32("ABI version"))
+        case 2:
+            message = .load(LoadRequest(pluginPath: try r.string("plugin path"), className: try r.string("class name"),
+                                        facts: try r.facts(), window: try r.window()))
+        case 3:
+            let seq = try r.u64("sequence")
+            let facts = try r.bool("facts flag") ? try r.facts() : nil
+            let window = try r.bool("window flag") ? try r.window() : nil
+            message = .deliver(Delivery(sequence: seq, facts: facts, window: window, call: try r.call()))
+        case 4: message = .shutdown
+        case let tag: throw .invalidTag(type: "host message", tag: tag)
+        }
+        try r.finish()
+        return message
+    }
+}
+
+extension WorkerMessage {
+    public func encoded() -> [UInt8] {
+        var w = ByteWriter()
+        switch self {
+        case .hello(let p, let a, let pid):
+            w.u8(1); w.u32(p); w.u32(a); w.i32(pid)
+        case .loaded(let reply):
+            w.u8(2)
+            w.count(reply.selectors.count)
+            for s in reply.selectors { w.string(s.name); w.string(s.types) }
+            w.effects(reply.effects)
+        case .done(let seq, let effects):
+            w.u8(3); w.u64(seq); w.effects(effects)
+        case .failure(let f):
+            w.u8(4); w.u8(f.kind.rawValue); w.string(f.message)
+        }
+        return w.bytes
+    }
+
+    public static func decode(_ bytes: [UInt8]) throws(WireError) -> WorkerMessage {
+        var r = ByteReader(bytes)
+        let message: WorkerMessage
+        switch try r.u8("worker message") {
+        case 1:
+            message = .hello(protocolVersion: try r.u32("protocol version"), abiVersion: try r.u32("ABI version"),
+                             pid: try r.i32("pid"))
+        case 2:
+            let n = try r.count("selectors", minimumSize: 8)
+            var selectors: [SelectorInfo] = []
+            selectors.reserveCapacity(n)
+            for _ in 0..<n {
+                selectors.append(SelectorInfo(name: try r.string("selector name"), types: try r.string("type encoding")))
+            }
+            message = .loaded(LoadReply(selectors: selectors, effects: try r.effects()))
+        case 3:
+            message = .done(sequence: try r.u64("sequence"), effects: try r.effects())
+        case 4:
+            message = .failure(WorkerFailure(try r.enumCase(WorkerFailure.Kind.self, "failure kind"),
+                                             try r.string("failure message")))
+        case let tag: throw .invalidTag(type: "worker message", tag: tag)
+        }
+        try r.finish()
+        return message
+    }
+}
+
+// MARK: Composite values
+
+extension ByteWriter {
+    mutating func traits(_ t: TextInputTraits) {
+        u8(UInt8(t.keyboardType.rawValue)); u8(UInt8(t.returnKeyType.rawValue))
+        u8(UInt8(t.autocapitalization.rawValue)); u8(UInt8(t.autocorrection.rawValue))
+        u8(UInt8(t.spellChecking.rawValue)); u8(UInt8(t.appearance.rawValue))
+        bool(t.isSecureTextEntry); bool(t.enablesReturnKeyAutomatically)
+    }
+
+    mutating func facts(_ f: ControllerFacts) {
+        bool(f.needsInputModeSwitchKey); bool(f.hasFullAccess)
+        string(f.primaryLanguage); string(f.documentIdentifier)
+        traits(f.traits)
+        count(f.inputModes.count)
+        for m in f.inputModes { string(m) }
+    }
+
+    mutating func range(_ r: UTF16Range) { int(r.location); int(r.length) }
+
+    mutating func window(_ w: DocumentWindow) {
+        string(w.buffer.text); range(w.buffer.selection)
+        if let m = w.buffer.markedRange { u8(1); range(m) } else { u8(0) }
+        bool(w.truncatedBefore); bool(w.truncatedAfter)
+    }
+
+    mutating func call(_ c: Call) {
+        switch c {
+        case .lifecycle(let l, let animated): u8(1); u8(l.rawValue); bool(animated)
+        case .textInput(let t): u8(2); u8(t.rawValue)
+        case .key(let row, let column, let e):
+            u8(3); i32(row); i32(column)
+            u8(e.kind.rawValue); i32(e.tapCount); i32(e.repeatCount); i64(e.timestampNanoseconds)
+        case .transition(let width, let height): u8(4); double(width); double(height)
+        case .memoryWarning: u8(5)
+        }
+    }
+
+    mutating func edit(_ e: TextEdit) {
+        switch e {
+        case .insertText(let s): u8(1); string(s)
+        case .deleteBackward: u8(2)
+        case .adjustTextPosition(let n): u8(3); int(n)
+        case .setMarkedText(let s, let r): u8(4); string(s); range(r)
+        case .unmarkText: u8(5)
+        }
+    }
+
+    mutating func layout(_ l: WireLayout) {
+        string(l.display)
+        count(l.rows.count)
+        for row in l.rows {
+            count(row.count)
+            for k in row {
+                string(k.identifier); string(k.label); u8(k.role.rawValue); double(k.width)
+                optionalString(k.action); optionalString(k.touchDownAction)
+                optionalString(k.longPressAction); optionalString(k.doubleTapAction)
+                bool(k.repeats)
+            }
+        }
+    }
+
+    mutating func effects(_ list: [Effect]) {
+        count(list.count)
+        for e in list {
+            switch e {
+            case .edit(let edit): u8(1); self.edit(edit)
+            case .setLayout(let l): u8(2); layout(l)
+            case .setDisplay(let s): u8(3); string(s)
+            case .advanceToNextInputMode: u8(4)
+            case .dismissKeyboard: u8(5)
+            case .playInputClick: u8(6)
+            case .log(let level, let message): u8(7); u8(level); string(message)
+            }
+        }
+    }
+}
+
+extension ByteReader {
+    mutating func small<E: RawRepresentable<Int>>(_: E.Type, _ field: String) throws(WireError) -> E {
+        let raw = try u8(field)
+        guard let v = E(rawValue: Int(raw)) else { throw .invalidTag(type: field, tag: raw) }
+        return v
+    }
+
+    mutating func traits() throws(WireError) -> TextInputTraits {
+        TextInputTraits(keyboardType: try small(TextInputTraits.KeyboardType.self, "keyboard type"),
+                        returnKeyType: try small(TextInputTraits.ReturnKeyType.self, "return key type"),
+                        autocapitalization: try small(TextInputTraits.Autocapitalization.self, "autocapitalization"),
+                        autocorrection: try small(TextInputTraits.Tristate.self, "autocorrection"),
+                        spellChecking: try small(TextInputTraits.Tristate.self, "spell checking"),
+                        appearance: try small(TextInputTraits.Appearance.self, "keyboard appearance"),
+                        isSecureTextEntry: try bool("secure text entry"),
+                        enablesReturnKeyAutomatically: try bool("enables return key automatically"))
+    }
+
+    mutating func facts() throws(WireError) -> ControllerFacts {
+        let needs = try bool("needsInputModeSwitchKey"), full = try bool("hasFullAccess")
+        let language = try string("primary language"), document = try string("document identifier")
+        let traits = try traits()
+        let n = try count("input modes", minimumSize: 4)
+        var modes: [String] = []
+        for _ in 0..<n { modes.append(try string("input mode")) }
+        return ControllerFacts(needsInputModeSwitchKey: needs, hasFullAccess: full, primaryLanguage: language,
+                               documentIdentifier: document, traits: traits, inputModes: modes)
+    }
+
+    mutating func range(_ field: String) throws(WireError) -> UTF16Range {
+        let location = try int(field), length = try int(field)
+        guard location >= 0, length >= 0, location <= Int(Int32.max), length <= Int(Int32.max) else {
+            throw .invalidValue(field: field, reason: "range {\(location), \(length)} is out of bounds")
+        }
+        return UTF16Range(location: location, length: length)
+    }
+
+    mutating func window() throws(WireError) -> DocumentWindow {
+        let text = try string("window text")
+        let selection = try range("selection")
+        let marked = try bool("marked flag") ? try range("marked range") : nil
+        let count = text.utf16.count
+        guard selection.end <= count, (marked?.end ?? 0) <= count else {
+            throw .invalidValue(field: "window", reason: "selection or marked range lies outside the text")
+        }
+        return DocumentWindow(buffer: TextBuffer(text: text, selection: selection, markedRange: marked),
+                              truncatedBefore: try bool("truncated before"), truncatedAfter: try bool("truncated after"))
+    }
+
+    mutating func call() throws(WireError) -> Call {
+        switch try u8("call") {
+        case 1: return .lifecycle(try enumCase(Lifecycle.self, "life-cycle selector"), animated: try bool("animated"))
+        case 2: return .textInput(try enumCase(TextInputCallback.self, "text input callback"))
+        case 3:
+            let row = try i32("key row"), column = try i32("key column")
+            let event = KeyEvent(kind: try enumCase(KeyEvent.Kind.self, "key event kind"), tapCount: try i32("tap count"),
+                                 repeatCount: try i32("repeat count"), timestampNanoseconds: try i64("timestamp"))
+            return .key(row: row, column: column, event: event)
+        case 4: return .transition(width: try double("width"), height: try double("height"))
+        case 5: return .memoryWarning
+        case let tag: throw .invalidTag(type: "call", tag: tag)
+        }
+    }
+
+    mutating func edit() throws(WireError) -> TextEdit {
+        switch try u8("edit") {
+        case 1: return .insertText(try string("inserted text"))
+        case 2: return .deleteBackward
+        case 3:
+            let n = try int("text position offset")
+            guard abs(n) <= Int(Int32.max) else { throw .invalidValue(field: "text position offset", reason: "\(n) is out of range") }
+            return .adjustTextPosition(n)
+        case 4: return .setMarkedText(try string("marked text"), selectedRange: try range("marked selected range"))
+        case 5: return .unmarkText
+        case let tag: throw .invalidTag(type: "edit", tag: tag)
+        }
+    }
+
+    mutating func layout() throws(WireError) -> WireLayout {
+        let display = try string("layout display")
+        let rowCount = try count("layout rows", minimumSize: 4)
+        var rows: [[WireKey]] = []
+        for _ in 0..<rowCount {
+            let keyCount = try count("layout keys", minimumSize: 26)
+            var row: [WireKey] = []
+            for _ in 0..<keyCount {
+                let key = WireKey(identifier: try string("key identifier"), label: try string("key label"),
+                                  role: try enumCase(KeyRole.self, "key role"), width: try double("key width"),
+                                  action: try optionalString("key action"),
+                                  touchDownAction: try optionalString("touch-down action"),
+                                  longPressAction: try optionalString("long-press action"),
+                                  doubleTapAction: try optionalString("double-tap action"),
+                                  repeats: try bool("key repeats"))
+                guard key.width > 0, key.width <= 100 else {
+                    throw .invalidValue(field: "key width", reason: "\(key.width) is not in (0, 100]")
+                }
+                row.append(key)
+            }
+            rows.append(row)
+        }
+        return WireLayout(display: display, rows: rows)
+    }
+
+    mutating func effects() throws(WireError) -> [Effect] {
+        let n = try count("effects")
+        var list: [Effect] = []
+        list.reserveCapacity(n)
+        for _ in 0..<n {
+            switch try u8("effect") {
+            case 1: list.append(.edit(try edit()))
+            case 2: list.append(.setLayout(try layout()))
+            case 3: list.append(.setDisplay(try string("display")))
+            case 4: list.append(.advanceToNextInputMode)
+            case 5: list.append(.dismissKeyboard)
+            case 6: list.append(.playInputClick)
+            case 7: list.append(.log(level: try u8("log level"), message: try string("log message")))
+            case let tag: throw .invalidTag(type: "effect", tag: tag)
+            }
+        }
+        return list
+    }
+}

@@ -1,0 +1,243 @@
+import KBText
+
+/// The protocol between the input manager (host) and an extension process
+/// (worker), one socketpair per keyboard. Every exchange is a request from
+/// the host and exactly one reply from the worker; the worker never speaks
+/// unasked. A worker's plugin output on stdout/stderr is log text, never protocol.
+public enum WireVersion {
+    /// Bumped on any change to a message's shape; the handshake compares both sides'.
+    public static let protocolVersion: UInt32 = 1
+    /// The plugin ABI this build of kbhost speaks (KBH_ABI_VERSION).
+    public static let abiVersion: UInt32 = 1
+}
+
+/// Messages from the host to a worker.
+public enum HostMessage: Hashable, Sendable {
+    /// First message: the host's protocol and ABI versions. Reply: `WorkerMessage.hello`
+    /// or `.failure(.handshake)`.
+    case hello(protocolVersion: UInt32, abiVersion: UInt32)
+    /// dlopen the plugin and create its principal class. Reply: `.loaded` or `.failure`.
+    case load(LoadRequest)
+    /// Call one selector (life cycle, text input, key action…). Reply: `.done` or `.failure`.
+    case deliver(Delivery)
+    /// End cleanly. Reply: none; the worker exits 0.
+    case shutdown
+}
+
+/// Messages from a worker to the host.
+public enum WorkerMessage: Hashable, Sendable {
+    /// Reply to `hello`: the worker's versions and its pid.
+    case hello(protocolVersion: UInt32, abiVersion: UInt32, pid: Int32)
+    /// Reply to `load`: the class's selectors and what its initializer did.
+    case loaded(LoadReply)
+    /// Reply to `deliver`: what the keyboard did, in order.
+    case done(sequence: UInt64, effects: [Effect])
+    /// The one error reply. The worker exits after sending it.
+    case failure(WorkerFailure)
+}
+
+public struct LoadRequest: Hashable, Sendable {
+    public var pluginPath: String
+    public var className: String
+    public var facts: ControllerFacts
+    public var window: DocumentWindow
+
+    public init(pluginPath: String, className: String, facts: ControllerFacts, window: DocumentWindow) {
+        self.pluginPath = pluginPath
+        self.className = className
+        self.facts = facts
+        self.window = window
+    }
+}
+
+public struct LoadReply: Hashable, Sendable {
+    public var selectors: [SelectorInfo]
+    public var effects: [Effect]
+
+    public init(selectors: [SelectorInfo], effects: [Effect]) {
+        self.selectors = selectors
+        self.effects = effects
+    }
+}
+
+public struct SelectorInfo: Hashable, Sendable {
+    public var name: String
+    public var types: String
+
+    public init(name: String, types: String) {
+        self.name = name
+        self.types = types
+    }
+}
+
+/// What UIInputViewController exposes to the keyboard about its situation.
+public struct ControllerFacts: Hashable, Sendable {
+    public var needsInputModeSwitchKey: Bool
+    public var hasFullAccess: Bool
+    public var primaryLanguage: String
+    public var documentIdentifier: String
+    public var traits: TextInputTraits
+    /// The enabled input modes (keyboard identifiers), the current one first.
+    public var inputModes: [String]
+
+    public init(needsInputModeSwitchKey: Bool = true, hasFullAccess: Bool = false, primaryLanguage: String = "en-US",
+                documentIdentifier: String = "", traits: TextInputTraits = TextInputTraits(), inputModes: [String] = []) {
+        self.needsInputModeSwitchKey = needsInputModeSwitchKey
+        self.hasFullAccess = hasFullAccess
+        self.primaryLanguage = primaryLanguage
+        self.documentIdentifier = documentIdentifier
+        self.traits = traits
+        self.inputModes = inputModes
+    }
+}
+
+/// One call into the keyboard. `facts` and `window` travel only when they changed.
+public struct Delivery: Hashable, Sendable {
+    public var sequence: UInt64
+    public var facts: ControllerFacts?
+    public var window: DocumentWindow?
+    public var call: Call
+
+    public init(sequence: UInt64, facts: ControllerFacts? = nil, window: DocumentWindow? = nil, call: Call) {
+        self.sequence = sequence
+        self.facts = facts
+        self.window = window
+        self.call = call
+    }
+}
+
+public enum Call: Hashable, Sendable {
+    case lifecycle(Lifecycle, animated: Bool)
+    case textInput(TextInputCallback)
+    case key(row: Int32, column: Int32, event: KeyEvent)
+    case transition(width: Double, height: Double)
+    case memoryWarning
+}
+
+/// The view life cycle, in the order UIKit calls it.
+public enum Lifecycle: UInt8, CaseIterable, Sendable {
+    case viewDidLoad = 0, viewWillAppear, viewDidAppear, viewWillDisappear, viewDidDisappear
+
+    public var selector: String {
+        switch self {
+        case .viewDidLoad: "viewDidLoad"
+        case .viewWillAppear: "viewWillAppear:"
+        case .viewDidAppear: "viewDidAppear:"
+        case .viewWillDisappear: "viewWillDisappear:"
+        case .viewDidDisappear: "viewDidDisappear:"
+        }
+    }
+}
+
+/// UITextInputDelegate's four callbacks.
+public enum TextInputCallback: UInt8, CaseIterable, Sendable {
+    case textWillChange = 0, textDidChange, selectionWillChange, selectionDidChange
+
+    public var selector: String {
+        switch self {
+        case .textWillChange: "textWillChange:"
+        case .textDidChange: "textDidChange:"
+        case .selectionWillChange: "selectionWillChange:"
+        case .selectionDidChange: "selectionDidChange:"
+        }
+    }
+}
+
+public struct KeyEvent: Hashable, Sendable {
+    /// Raw values match kbh_event_kind.
+    public enum Kind: UInt8, CaseIterable, Sendable {
+        case touchUpInside = 0, touchDown, touchDownRepeat, longPress, `repeat`
+    }
+
+    public var kind: Kind
+    public var tapCount: Int32
+    public var repeatCount: Int32
+    public var timestampNanoseconds: Int64
+
+    public init(kind: Kind, tapCount: Int32 = 1, repeatCount: Int32 = 0, timestampNanoseconds: Int64 = 0) {
+        self.kind = kind
+        self.tapCount = tapCount
+        self.repeatCount = repeatCount
+        self.timestampNanoseconds = timestampNanoseconds
+    }
+}
+
+/// Something the keyboard did during a call, in the order it did it.
+public enum Effect: Hashable, Sendable {
+    case edit(TextEdit)
+    case setLayout(WireLayout)
+    case setDisplay(String)
+    case advanceToNextInputMode
+    case dismissKeyboard
+    case playInputClick
+    case log(level: UInt8, message: String)
+}
+
+/// Raw values match kbh_key_role.
+public enum KeyRole: UInt8, CaseIterable, Sendable {
+    case character = 0, space, `return`, delete, shift, globe, mode, function
+}
+
+public struct WireKey: Hashable, Sendable {
+    public var identifier: String
+    public var label: String
+    public var role: KeyRole
+    public var width: Double
+    public var action: String?
+    public var touchDownAction: String?
+    public var longPressAction: String?
+    public var doubleTapAction: String?
+    public var repeats: Bool
+
+    public init(identifier: String, label: String, role: KeyRole = .character, width: Double = 1,
+                action: String? = nil, touchDownAction: String? = nil, longPressAction: String? = nil,
+                doubleTapAction: String? = nil, repeats: Bool = false) {
+        self.identifier = identifier
+        self.label = label
+        self.role = role
+        self.width = width
+        self.action = action
+        self.touchDownAction = touchDownAction
+        self.longPressAction = longPressAction
+        self.doubleTapAction = doubleTapAction
+        self.repeats = repeats
+    }
+
+    /// Every selector the key names.
+    public var actions: [String] {
+        [action, touchDownAction, longPressAction, doubleTapAction].compactMap { $0 }
+    }
+}
+
+public struct WireLayout: Hashable, Sendable {
+    public var display: String
+    public var rows: [[WireKey]]
+
+    public init(display: String = "", rows: [[WireKey]] = []) {
+        self.display = display
+        self.rows = rows
+    }
+}
+
+/// Why a worker gave up. The host turns these into load errors that name the keyboard.
+public struct WorkerFailure: Hashable, Sendable, Error {
+    public enum Kind: UInt8, CaseIterable, Sendable {
+        case handshake = 0      // protocol or ABI versions differ
+        case dlopen             // the library would not load
+        case missingEntry       // no kbhost_keyboard_plugin_v1 export
+        case abiMismatch        // the plugin was built for another ABI
+        case classNotFound      // no class of the principal class's name
+        case encodingMismatch   // a selector's type encoding is not what the host passes
+        case badLayout          // a layout names an action the class lacks, or is malformed
+        case badRequest         // the host sent something the worker cannot do
+        case createFailed       // the class's create returned NULL
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+}

@@ -1,0 +1,181 @@
+import CKeyboardABI
+import Glibc
+
+/// Makes `InputViewController` subclasses loadable. A plugin's one line:
+///
+///     @_cdecl("kbhost_keyboard_plugin_v1")
+///     public func kbhostKeyboardPlugin() -> UnsafeRawPointer { KeyboardPlugin.export(MyKeyboard.self) }
+///
+/// Each class is published under its name ("MyKeyboard"); a manifest may
+/// also name it with its module ("MyModule.MyKeyboard").
+public enum KeyboardPlugin {
+    /// The host table for the instance being created (read by `InputViewController.init`).
+    nonisolated(unsafe) static var hostForInit: UnsafePointer<kbh_host_v1>?
+    nonisolated(unsafe) private static var exported: UnsafeMutablePointer<kbh_plugin_v1>?
+
+    /// Builds the plugin description once (it lives as long as the process) and returns it.
+    public static func export(_ classes: InputViewController.Type...) -> UnsafeRawPointer {
+        if let exported { return UnsafeRawPointer(exported) }
+        let classArray = UnsafeMutablePointer<UnsafePointer<kbh_class_v1>?>.allocate(capacity: classes.count)
+        for (i, type) in classes.enumerated() {
+            classArray[i] = UnsafePointer(describe(type))
+        }
+        let plugin = UnsafeMutablePointer<kbh_plugin_v1>.allocate(capacity: 1)
+        plugin.initialize(to: kbh_plugin_v1(abi_version: UInt32(KBH_ABI_VERSION),
+                                            struct_size: UInt32(MemoryLayout<kbh_plugin_v1>.size),
+                                            classes: UnsafePointer(classArray), class_count: UInt32(classes.count)))
+        exported = plugin
+        return UnsafeRawPointer(plugin)
+    }
+
+    /// The selectors a class publishes: life cycle, text input, and its key actions.
+    static func selectors(of type: InputViewController.Type) -> [(name: String, types: String, imp: UnsafeMutableRawPointer, info: UnsafeMutableRawPointer?)] {
+        var list: [(String, String, UnsafeMutableRawPointer, UnsafeMutableRawPointer?)] = [
+            ("viewDidLoad", "v@:", unsafeBitCast(lifecycle0, to: UnsafeMutableRawPointer.self), tag(0)),
+            ("didReceiveMemoryWarning", "v@:", unsafeBitCast(lifecycle0, to: UnsafeMutableRawPointer.self), tag(1)),
+            ("viewWillAppear:", "v@:B", unsafeBitCast(lifecycleBool, to: UnsafeMutableRawPointer.self), tag(0)),
+            ("viewDidAppear:", "v@:B", unsafeBitCast(lifecycleBool, to: UnsafeMutableRawPointer.self), tag(1)),
+            ("viewWillDisappear:", "v@:B", unsafeBitCast(lifecycleBool, to: UnsafeMutableRawPointer.self), tag(2)),
+            ("viewDidDisappear:", "v@:B", unsafeBitCast(lifecycleBool, to: UnsafeMutableRawPointer.self), tag(3)),
+            ("textWillChange:", "v@:@", unsafeBitCast(textInput, to: UnsafeMutableRawPointer.self), tag(0)),
+            ("textDidChange:", "v@:@", unsafeBitCast(textInput, to: UnsafeMutableRawPointer.self), tag(1)),
+            ("selectionWillChange:", "v@:@", unsafeBitCast(textInput, to: UnsafeMutableRawPointer.self), tag(2)),
+            ("selectionDidChange:", "v@:@", unsafeBitCast(textInput, to: UnsafeMutableRawPointer.self), tag(3)),
+            ("viewWillTransitionToWidth:height:", "v@:dd", unsafeBitCast(transition, to: UnsafeMutableRawPointer.self), nil),
+        ]
+        var actions: [String: KeyAction] = [:]
+        var order: [String] = []
+        for action in KeyAction.builtIn + type.keyActions {
+            if actions[action.selector] == nil { order.append(action.selector) }
+            actions[action.selector] = action
+        }
+        for name in order {
+            let action = actions[name]!
+            let imp: UnsafeMutableRawPointer = switch action.types {
+            case "v@:": unsafeBitCast(action0, to: UnsafeMutableRawPointer.self)
+            case "v@:@": unsafeBitCast(action1, to: UnsafeMutableRawPointer.self)
+            default: unsafeBitCast(action2, to: UnsafeMutableRawPointer.self)
+            }
+            list.append((name, action.types, imp, Unmanaged.passRetained(ActionBox(action)).toOpaque()))
+        }
+        return list
+    }
+
+    private static func describe(_ type: InputViewController.Type) -> UnsafeMutablePointer<kbh_class_v1> {
+        let list = selectors(of: type)
+        let selectors = UnsafeMutablePointer<kbh_selector_v1>.allocate(capacity: list.count)
+        for (i, s) in list.enumerated() {
+            selectors[i] = kbh_selector_v1(name: strdup(s.name), types: strdup(s.types), imp: s.imp, info: s.info)
+        }
+        let cls = UnsafeMutablePointer<kbh_class_v1>.allocate(capacity: 1)
+        cls.initialize(to: kbh_class_v1(name: strdup(String(describing: type)), create: create,
+                                        selectors: UnsafePointer(selectors), selector_count: UInt32(list.count),
+                                        info: Unmanaged.passRetained(ClassBox(type)).toOpaque()))
+        return cls
+    }
+
+    private static func tag(_ n: Int) -> UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: n + 1) }
+
+    /// Sends a layout to the host as the ABI's C structs (valid only during the call).
+    static func send(_ layout: KeyboardLayout, to host: UnsafePointer<kbh_host_v1>) {
+        var strings: [UnsafeMutablePointer<CChar>] = []
+        func c(_ s: String?) -> UnsafePointer<CChar>? {
+            guard let s, let p = strdup(s) else { return nil }
+            strings.append(p)
+            return UnsafePointer(p)
+        }
+        let rows = UnsafeMutablePointer<kbh_row_spec_v1>.allocate(capacity: max(layout.rows.count, 1))
+        var keyArrays: [UnsafeMutablePointer<kbh_key_spec_v1>] = []
+        for (r, row) in layout.rows.enumerated() {
+            let keys = UnsafeMutablePointer<kbh_key_spec_v1>.allocate(capacity: max(row.count, 1))
+            keyArrays.append(keys)
+            for (k, key) in row.enumerated() {
+                keys[k] = kbh_key_spec_v1(identifier: c(key.identifier), label: c(key.label),
+                                          role: kbh_key_role(rawValue: key.role.rawValue), width: key.width,
+                                          action: c(key.action), touch_down_action: c(key.touchDownAction),
+                                          long_press_action: c(key.longPressAction),
+                                          double_tap_action: c(key.doubleTapAction), repeats: key.repeats)
+            }
+            rows[r] = kbh_row_spec_v1(keys: UnsafePointer(keys), key_count: UInt32(row.count))
+        }
+        var spec = kbh_layout_v1(display: c(layout.display), rows: UnsafePointer(rows), row_count: UInt32(layout.rows.count))
+        host.pointee.set_layout(host.pointee.ctx, &spec)
+        strings.forEach { free($0) }
+        keyArrays.forEach { $0.deallocate() }
+        rows.deallocate()
+    }
+}
+
+final class ClassBox {
+    let type: InputViewController.Type
+    init(_ type: InputViewController.Type) { self.type = type }
+}
+
+final class ActionBox {
+    let action: KeyAction
+    init(_ action: KeyAction) { self.action = action }
+}
+
+// MARK: C entry points (capture-free, as the ABI requires)
+
+private typealias Sel = UnsafePointer<kbh_selector_v1>?
+
+private func controller(_ p: UnsafeMutableRawPointer?) -> InputViewController {
+    Unmanaged<InputViewController>.fromOpaque(p!).takeUnretainedValue()
+}
+
+private func tagOf(_ sel: Sel) -> Int { Int(bitPattern: sel?.pointee.info) - 1 }
+
+private let create: @convention(c) (UnsafePointer<kbh_class_v1>?, UnsafePointer<kbh_host_v1>?) -> UnsafeMutableRawPointer? = { cls, host in
+    guard let cls, let host, let info = cls.pointee.info else { return nil }
+    let box = Unmanaged<ClassBox>.fromOpaque(info).takeUnretainedValue()
+    KeyboardPlugin.hostForInit = host
+    defer { KeyboardPlugin.hostForInit = nil }
+    return Unmanaged.passRetained(box.type.init()).toOpaque()
+}
+
+private let lifecycle0: @convention(c) (UnsafeMutableRawPointer?, Sel) -> Void = { obj, sel in
+    let vc = controller(obj)
+    if tagOf(sel) == 0 { vc.viewDidLoad() } else { vc.didReceiveMemoryWarning() }
+}
+
+private let lifecycleBool: @convention(c) (UnsafeMutableRawPointer?, Sel, Bool) -> Void = { obj, sel, animated in
+    let vc = controller(obj)
+    switch tagOf(sel) {
+    case 0: vc.viewWillAppear(animated)
+    case 1: vc.viewDidAppear(animated)
+    case 2: vc.viewWillDisappear(animated)
+    default: vc.viewDidDisappear(animated)
+    }
+}
+
+private let textInput: @convention(c) (UnsafeMutableRawPointer?, Sel, OpaquePointer?) -> Void = { obj, sel, input in
+    let vc = controller(obj)
+    let arg = input.map { TextInput(raw: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer($0)))) }
+    switch tagOf(sel) {
+    case 0: vc.textWillChange(arg)
+    case 1: vc.textDidChange(arg)
+    case 2: vc.selectionWillChange(arg)
+    default: vc.selectionDidChange(arg)
+    }
+}
+
+private let transition: @convention(c) (UnsafeMutableRawPointer?, Sel, Double, Double) -> Void = { obj, _, w, h in
+    controller(obj).viewWillTransition(toWidth: w, height: h)
+}
+
+private func actionOf(_ sel: Sel) -> KeyAction {
+    Unmanaged<ActionBox>.fromOpaque(sel!.pointee.info!).takeUnretainedValue().action
+}
+
+private let action0: @convention(c) (UnsafeMutableRawPointer?, Sel) -> Void = { obj, sel in
+    actionOf(sel).invoke(controller(obj), nil, nil)
+}
+
+private let action1: @convention(c) (UnsafeMutableRawPointer?, Sel, UnsafePointer<kbh_key_v1>?) -> Void = { obj, sel, key in
+    actionOf(sel).invoke(controller(obj), key.map(Key.init), nil)
+}
+
+private let action2: @convention(c) (UnsafeMutableRawPointer?, Sel, UnsafePointer<kbh_key_v1>?, UnsafePointer<kbh_event_v1>?) -> Void = { obj, sel, key, event in
+    actionOf(sel).invoke(controller(obj), key.map(Key.init), event.map(KeyEvent.init))
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import KBHost
+import KBSystem
+import KBText
+
+struct Demo: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A scripted tour of the bundled sample keyboards, each in its own extension process. No setup.")
+
+    struct Stop {
+        var keyboard: String
+        var taps: [String]
+        var note: String
+    }
+
+    static let tour: [Stop] = [
+        Stop(keyboard: "dev.kbhost.Calculator", taps: ["1", "2", "+", "3", "×", "4", "="],
+             note: "the expression lives on the keyboard's display; \"=\" inserts the result"),
+        Stop(keyboard: "dev.kbhost.Science", taps: ["shift", "H", "id:mode.1", "₂", "id:mode.0", "O", "shift", "space", "id:mode.3", "α", "id:left", "id:left"],
+             note: "subscript and Greek pages; ◀ moves the cursor by one character"),
+        Stop(keyboard: "dev.kbhost.NumberPad", taps: ["4", "2", "delete", "7", "globe"],
+             note: "written in C against the ABI header; the globe key asks the host for the next keyboard"),
+    ]
+
+    func run() throws {
+        Sys.ignoreSIGPIPE()
+        let installation = Installation.current()
+        print("kbhost demo: each keyboard runs in its own extension process (host pid \(getpid())).\n")
+        var failures = 0
+        for stop in Demo.tour {
+            do {
+                try play(stop, installation: installation)
+            } catch {
+                failures += 1
+                print("  ✗ \(error)\n")
+            }
+        }
+        if failures > 0 { throw ExitCode(Kbhost.Exit.keyboardFailed) }
+    }
+
+    func play(_ stop: Stop, installation: Installation) throws {
+        let keyboard = try installation.keyboard(stop.keyboard)
+        let started = Sys.monotonicNanoseconds()
+        let session = try KeyboardSession(keyboard: keyboard, configuration: installation.processConfiguration)
+        try session.appear()
+        let loadMs = Double(Sys.monotonicNanoseconds() - started) / 1e6
+        print("\(keyboard.manifest.displayName) (\(keyboard.identifier)) — pid \(session.pid), ready in \(String(format: "%.1f", loadMs)) ms")
+        print("  \(stop.note)")
+        print("  keys: \(session.layout.labels.map { $0.joined(separator: " ") }.joined(separator: " | "))")
+        for tap in stop.taps {
+            try session.tap(tap)
+            let display = session.layout.display.isEmpty ? "" : "   display: \(session.layout.display)"
+            print("  tap \(tap.padding(toLength: 10, withPad: " ", startingAt: 0)) → \(visible(session))\(display)")
+        }
+        try session.disappear()
+        print("  life cycle: \(session.events.map(\.name).joined(separator: " → "))\n")
+        session.close()
+    }
+
+    /// The document with the insertion point shown as │.
+    func visible(_ session: KeyboardSession) -> String {
+        let b = session.document.buffer
+        return "\"\(b.textBeforeSelection)│\(b.textAfterSelection)\""
+    }
+}
