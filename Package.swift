@@ -45,12 +45,16 @@ let package = Package(
         // The SDK keyboard authors write against (no Foundation).
         .target(name: "KeyboardSDK", dependencies: ["CKeyboardABI"], path: "Sources/KeyboardSDK"),
         // In-process driver for an author's unit tests.
-        .target(name: "KeyboardTesting", dependencies: ["KeyboardSDK", "CKeyboardABI", "KBText"],
+        .target(name: "KeyboardTesting", dependencies: ["KeyboardSDK", "KBExtensionRuntime", "KBWire", "KBText"],
                 path: "Sources/KeyboardTesting"),
 
-        // The lean extension process: Swift runtime + Glibc, no Foundation.
+        // What the extension process does with a plugin: dlopen, class lookup, selector
+        // checks, libffi dispatch, the services table. No Foundation.
+        .target(name: "KBExtensionRuntime", dependencies: ["KBWire", "KBText", "CKeyboardABI", "CFFI"],
+                path: "Sources/KBExtensionRuntime"),
+        // The lean extension process: the runtime behind a socket, after its limits. No Foundation.
         .executableTarget(name: "KBWorker",
-                          dependencies: ["KBWire", "KBText", "KBSystem", "CKeyboardABI", "CFFI", "CKBShims"],
+                          dependencies: ["KBExtensionRuntime", "KBWire", "KBSystem", "CKBShims"],
                           path: "Sources/KBWorker"),
 
         // The input manager's library: documents, manifests, extension processes, sessions.

@@ -1,3 +1,4 @@
+import KBText
 import KBWire
 
 /// The layout a keyboard shows: rows of keys and a display line. Read-only
@@ -18,6 +19,17 @@ public struct KeyboardLayout: Hashable, Sendable {
         public var repeats: Bool
         public var row: Int
         public var column: Int
+
+        /// The selector this key calls for an event kind, if any (nothing is sent otherwise).
+        public func action(for kind: KeyEventKind) -> String? {
+            switch kind {
+            case .touchUpInside: action
+            case .touchDown: touchDownAction
+            case .touchDownRepeat: doubleTapAction
+            case .longPress: longPressAction
+            case .repeat: repeats ? action : nil
+            }
+        }
     }
 
     public var display: String
@@ -39,24 +51,31 @@ public struct KeyboardLayout: Hashable, Sendable {
         }
     }
 
-    /// Finds a key by what a person would call it: "space", "return",
-    /// "delete", "shift" and "globe" name the key with that role; "id:NAME"
-    /// names a key by identifier; anything else is a label.
+    /// Finds a key by what a person would call it (see `KeyNaming`): "space",
+    /// "return", "delete", "shift", "globe" name roles; "id:NAME" an identifier;
+    /// anything else is a label.
     public func key(named name: String) -> Key? {
-        let all = rows.joined()
-        if let role = Key.Role(rawValue: name), role != .character, role != .mode, role != .function,
-           let key = all.first(where: { $0.role == role }) {
-            return key
-        }
-        if name.hasPrefix("id:") {
-            let id = name.dropFirst(3)
-            return all.first { $0.identifier == id }
-        }
-        return all.first { $0.label == name }
+        KeyNaming.find(name, in: rows, label: \.label, identifier: \.identifier, role: { KeyRole($0.role) })
+            .map { rows[$0.row][$0.column] }
     }
 
     /// Every key's label, row by row (for messages and the terminal view).
     public var labels: [[String]] { rows.map { $0.map(\.label) } }
+}
+
+extension KeyRole {
+    init(_ role: KeyboardLayout.Key.Role) {
+        self = switch role {
+        case .character: .character
+        case .space: .space
+        case .return: .return
+        case .delete: .delete
+        case .shift: .shift
+        case .globe: .globe
+        case .mode: .mode
+        case .function: .function
+        }
+    }
 }
 
 extension KeyboardLayout.Key.Role {

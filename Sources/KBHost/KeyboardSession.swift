@@ -27,16 +27,6 @@ public struct SessionEvent: Hashable, Sendable, CustomStringConvertible {
     public var description: String { detail.map { "\(name): \($0)" } ?? name }
 }
 
-/// What a person does to a key.
-public enum Gesture: Hashable, Sendable {
-    case tap
-    case doubleTap
-    /// Held long enough for the long-press action (500 ms).
-    case longPress
-    /// Held for this long: a repeating key repeats after 400 ms, then every 100 ms.
-    case hold(milliseconds: Int)
-}
-
 public enum SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     case keyboardFailed(KeyboardFailure)
     case noSuchKey(name: String, keyboardID: String, labels: [String])
@@ -165,60 +155,20 @@ public final class KeyboardSession {
         do { try perform(gesture, on: key) } catch { throw .keyboardFailed(error) }
     }
 
-    /// Delivers the UIControl events of a gesture; events the key has no action for are not sent.
+    /// Delivers the UIControl events of a gesture (see `Gesture.steps`); events
+    /// the key has no action for are not sent.
     public func perform(_ gesture: Gesture, on key: KeyboardLayout.Key) throws(KeyboardFailure) {
         let phase = "key '\(key.label)'"
-        func send(_ kind: KeyEvent.Kind, tapCount: Int32 = 1, repeatCount: Int32 = 0) throws(KeyboardFailure) {
-            let action: String? = switch kind {
-            case .touchUpInside: key.action
-            case .touchDown: key.touchDownAction
-            case .touchDownRepeat: key.doubleTapAction
-            case .longPress: key.longPressAction
-            case .repeat: key.repeats ? key.action : nil
-            }
-            guard action != nil else { return }
-            let event = KeyEvent(kind: kind, tapCount: tapCount, repeatCount: repeatCount, timestampNanoseconds: clockNanoseconds)
+        let start = clockNanoseconds
+        let plan = gesture.steps(repeats: key.repeats, hasLongPress: key.longPressAction != nil)
+        for step in plan.steps {
+            clockNanoseconds = start + step.atNanoseconds
+            guard key.action(for: step.kind) != nil else { continue }
+            let event = KeyEvent(kind: step.kind, tapCount: step.tapCount, repeatCount: step.repeatCount,
+                                 timestampNanoseconds: clockNanoseconds)
             try deliver(.key(row: Int32(key.row), column: Int32(key.column), event: event), phase: phase)
         }
-        let ms: Int64 = 1_000_000
-        switch gesture {
-        case .tap:
-            try send(.touchDown)
-            clockNanoseconds += 50 * ms
-            try send(.touchUpInside)
-            clockNanoseconds += 50 * ms
-        case .doubleTap:
-            try send(.touchDown)
-            clockNanoseconds += 50 * ms
-            try send(.touchUpInside)
-            clockNanoseconds += 100 * ms
-            try send(.touchDownRepeat, tapCount: 2)
-            clockNanoseconds += 50 * ms
-            try send(.touchUpInside, tapCount: 2)
-            clockNanoseconds += 50 * ms
-        case .longPress:
-            try perform(.hold(milliseconds: 600), on: key)
-        case .hold(let duration):
-            let start = clockNanoseconds
-            try send(.touchDown)
-            if key.longPressAction != nil && duration >= 500 {
-                clockNanoseconds = start + 500 * ms
-                try send(.longPress)
-                clockNanoseconds = start + Int64(duration) * ms
-            } else {
-                var repeats: Int32 = 0
-                var next: Int64 = 400
-                while key.repeats && next < Int64(duration) {
-                    clockNanoseconds = start + next * ms
-                    repeats += 1
-                    try send(.repeat, repeatCount: repeats)
-                    next += 100
-                }
-                clockNanoseconds = start + Int64(duration) * ms
-                try send(.touchUpInside)
-            }
-            clockNanoseconds += 50 * ms
-        }
+        clockNanoseconds = start + plan.duration
     }
 
     /// Lets time pass on the session's clock.

@@ -144,10 +144,7 @@ public enum TextInputCallback: UInt8, CaseIterable, Sendable {
 }
 
 public struct KeyEvent: Hashable, Sendable {
-    /// Raw values match kbh_event_kind.
-    public enum Kind: UInt8, CaseIterable, Sendable {
-        case touchUpInside = 0, touchDown, touchDownRepeat, longPress, `repeat`
-    }
+    public typealias Kind = KeyEventKind
 
     public var kind: Kind
     public var tapCount: Int32
@@ -201,6 +198,17 @@ public struct WireKey: Hashable, Sendable {
         self.longPressAction = longPressAction
         self.doubleTapAction = doubleTapAction
         self.repeats = repeats
+    }
+
+    /// The selector this key calls for an event kind, if any.
+    public func action(for kind: KeyEvent.Kind) -> String? {
+        switch kind {
+        case .touchUpInside: action
+        case .touchDown: touchDownAction
+        case .touchDownRepeat: doubleTapAction
+        case .longPress: longPressAction
+        case .repeat: repeats ? action : nil
+        }
     }
 
     /// Every selector the key names.

@@ -5,10 +5,9 @@
 // Usage (the host starts it; not for people): kbhost-worker [--data-limit BYTES]
 //     [--stack-limit BYTES] [--parent PID]
 import CKBShims
-import CKeyboardABI
 import Glibc
+import KBExtensionRuntime
 import KBSystem
-import KBText
 import KBWire
 
 let channelFD: Int32 = 3
@@ -88,121 +87,37 @@ struct Channel {
     }
 }
 
-/// Calls into the plugin and answers each request with exactly one reply.
+/// Answers each request with exactly one reply; a failure reply ends the process.
 struct Worker {
     var channel = Channel()
-    let services = WorkerServices()
-    var instance: UnsafeMutableRawPointer?
-    var textInputToken: UInt8 = 0
+    let runtime = ExtensionRuntime()
 
     mutating func run() {
         guard case .hello(let p, let a)? = channel.receive() else { fail("no handshake from the host") }
         guard p == WireVersion.protocolVersion, a == WireVersion.abiVersion else {
-            reply(.failure(WorkerFailure(.handshake, "host speaks protocol \(p) / ABI \(a); this worker speaks protocol \(WireVersion.protocolVersion) / ABI \(WireVersion.abiVersion)")))
-            exit(65)
+            finish(WorkerFailure(.handshake, "host speaks protocol \(p) / ABI \(a); this worker speaks protocol \(WireVersion.protocolVersion) / ABI \(WireVersion.abiVersion)"))
         }
-        reply(.hello(protocolVersion: WireVersion.protocolVersion, abiVersion: WireVersion.abiVersion, pid: getpid()))
+        channel.send(.hello(protocolVersion: WireVersion.protocolVersion, abiVersion: WireVersion.abiVersion, pid: getpid()))
 
         while let message = channel.receive() {
-            switch message {
-            case .hello: failRequest("a second hello")
-            case .load(let request): load(request)
-            case .deliver(let delivery): deliver(delivery)
-            case .shutdown: exit(0)
+            do throws(WorkerFailure) {
+                switch message {
+                case .hello: throw WorkerFailure(.badRequest, "the host sent a second hello")
+                case .load(let request): channel.send(.loaded(try runtime.load(request)))
+                case .deliver(let delivery):
+                    channel.send(.done(sequence: delivery.sequence, effects: try runtime.deliver(delivery)))
+                case .shutdown: exit(0)
+                }
+            } catch {
+                finish(error)
             }
         }
         exit(0)
     }
 
-    mutating func reply(_ message: WorkerMessage) { channel.send(message) }
-
-    mutating func failRequest(_ what: String) -> Never {
-        reply(.failure(WorkerFailure(.badRequest, "the host sent \(what)")))
-        exit(65)
-    }
-
-    mutating func load(_ request: LoadRequest) {
-        guard instance == nil else { failRequest("a second load") }
-        services.facts = request.facts
-        services.mirror = request.window
-        do {
-            let resolved = try PluginLoader.resolve(path: request.pluginPath, className: request.className)
-            services.selectors = resolved.selectors
-            services.className = resolved.className
-            instance = try resolved.create(host: services.table)
-        } catch {
-            reply(.failure(error))
-            exit(66)
-        }
-        let selectors = services.selectors.values.map { SelectorInfo(name: $0.name, types: $0.types) }
-            .sorted { $0.name < $1.name }
-        finishCall { .loaded(LoadReply(selectors: selectors, effects: $0)) }
-    }
-
-    mutating func deliver(_ delivery: Delivery) {
-        guard let instance else { failRequest("a delivery before load") }
-        if let facts = delivery.facts { services.facts = facts }
-        if let window = delivery.window { services.mirror = window }
-        switch delivery.call {
-        case .lifecycle(let step, var animated):
-            services.selectors[step.selector].map { sel in
-                if step == .viewDidLoad { sel.call(instance: instance) } else { sel.call(instance: instance, &animated) }
-            }
-        case .textInput(let callback):
-            services.selectors[callback.selector].map { sel in
-                var input: UnsafeMutableRawPointer? = withUnsafeMutablePointer(to: &textInputToken) { UnsafeMutableRawPointer($0) }
-                sel.call(instance: instance, &input)
-            }
-        case .key(let row, let column, let event):
-            dispatchKey(row: Int(row), column: Int(column), event: event, instance: instance)
-        case .transition(var width, var height):
-            services.selectors["viewWillTransitionToWidth:height:"]?.call(instance: instance, &width, &height)
-        case .memoryWarning:
-            services.selectors["didReceiveMemoryWarning"]?.call(instance: instance)
-        }
-        finishCall { .done(sequence: delivery.sequence, effects: $0) }
-    }
-
-    /// Target–action: the key's action for this event, with no argument, the
-    /// sender, or the sender and the event, as its encoding says.
-    mutating func dispatchKey(row: Int, column: Int, event: KeyEvent, instance: UnsafeMutableRawPointer) {
-        let layout = services.layout
-        guard row >= 0, row < layout.rows.count, column >= 0, column < layout.rows[row].count else {
-            failRequest("a tap on key (\(row), \(column)), which the layout does not have")
-        }
-        let key = layout.rows[row][column]
-        let actionName: String? = switch event.kind {
-        case .touchUpInside: key.action
-        case .touchDown: key.touchDownAction
-        case .touchDownRepeat: key.doubleTapAction
-        case .longPress: key.longPressAction
-        case .repeat: key.repeats ? key.action : nil
-        }
-        guard let actionName, let selector = services.selectors[actionName] else { return }
-        let strings = services.keyStrings[row][column]
-        var sender = kbh_key_v1(identifier: strings.identifier, label: strings.label,
-                                role: kbh_key_role(rawValue: UInt32(key.role.rawValue)),
-                                row: Int32(row), column: Int32(column))
-        var cEvent = kbh_event_v1(kind: kbh_event_kind(rawValue: UInt32(event.kind.rawValue)), tap_count: event.tapCount,
-                                  repeat_count: event.repeatCount, timestamp_ns: event.timestampNanoseconds)
-        withUnsafeMutablePointer(to: &sender) { senderPointer in
-            withUnsafeMutablePointer(to: &cEvent) { eventPointer in
-                var senderArg: UnsafeMutableRawPointer? = UnsafeMutableRawPointer(senderPointer)
-                var eventArg: UnsafeMutableRawPointer? = UnsafeMutableRawPointer(eventPointer)
-                selector.call(instance: instance, &senderArg, &eventArg)
-            }
-        }
-    }
-
-    /// Replies with what the plugin did, or with the failure it caused.
-    mutating func finishCall(_ makeReply: ([Effect]) -> WorkerMessage) {
-        if let failure = services.failure {
-            reply(.failure(failure))
-            exit(66)
-        }
-        let effects = services.effects
-        services.effects.removeAll(keepingCapacity: true)
-        reply(makeReply(effects))
+    func finish(_ failure: WorkerFailure) -> Never {
+        channel.send(.failure(failure))
+        exit(failure.kind == .badRequest || failure.kind == .handshake ? 65 : 66)
     }
 }
 

@@ -11,11 +11,17 @@ import Glibc
 public enum KeyboardPlugin {
     /// The host table for the instance being created (read by `InputViewController.init`).
     nonisolated(unsafe) static var hostForInit: UnsafePointer<kbh_host_v1>?
-    nonisolated(unsafe) private static var exported: UnsafeMutablePointer<kbh_plugin_v1>?
+    nonisolated(unsafe) private static var exported: [String: UnsafeMutablePointer<kbh_plugin_v1>] = [:]
 
     /// Builds the plugin description once (it lives as long as the process) and returns it.
     public static func export(_ classes: InputViewController.Type...) -> UnsafeRawPointer {
-        if let exported { return UnsafeRawPointer(exported) }
+        export(classes)
+    }
+
+    /// The same, for a list of classes (the testing kit describes one class at a time).
+    public static func export(_ classes: [InputViewController.Type]) -> UnsafeRawPointer {
+        let key = classes.map { String(reflecting: $0) }.joined(separator: ",")
+        if let plugin = exported[key] { return UnsafeRawPointer(plugin) }
         let classArray = UnsafeMutablePointer<UnsafePointer<kbh_class_v1>?>.allocate(capacity: classes.count)
         for (i, type) in classes.enumerated() {
             classArray[i] = UnsafePointer(describe(type))
@@ -24,7 +30,7 @@ public enum KeyboardPlugin {
         plugin.initialize(to: kbh_plugin_v1(abi_version: UInt32(KBH_ABI_VERSION),
                                             struct_size: UInt32(MemoryLayout<kbh_plugin_v1>.size),
                                             classes: UnsafePointer(classArray), class_count: UInt32(classes.count)))
-        exported = plugin
+        exported[key] = plugin
         return UnsafeRawPointer(plugin)
     }
 

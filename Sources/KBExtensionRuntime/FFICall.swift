@@ -4,9 +4,9 @@ import CKeyboardABI
 /// One selector of the principal class, ready to call through libffi: the
 /// call description (ffi_cif) is prepared once, at load, from the selector's
 /// type encoding, and reused for every call.
-final class PreparedSelector {
-    let name: String
-    let types: String
+public final class PreparedSelector {
+    public let name: String
+    public let types: String
     let entry: UnsafePointer<kbh_selector_v1>
     private let imp: @convention(c) () -> Void
     private let cif: UnsafeMutablePointer<ffi_cif>

@@ -74,12 +74,17 @@ enum PluginLoader {
         guard let raw = entry() else {
             throw WorkerFailure(.missingEntry, "\(KBH_ENTRY_SYMBOL_V1) in \(path) returned NULL")
         }
+        return try resolve(plugin: raw, origin: "plugin \(path)", className: className)
+    }
+
+    /// Checks a plugin description and finds and prepares one of its classes.
+    static func resolve(plugin raw: UnsafeRawPointer, origin: String, className: String) throws(WorkerFailure) -> ResolvedClass {
         let plugin = raw.assumingMemoryBound(to: kbh_plugin_v1.self)
         guard plugin.pointee.abi_version == UInt32(KBH_ABI_VERSION) else {
-            throw WorkerFailure(.abiMismatch, "plugin \(path) was built for keyboard ABI \(plugin.pointee.abi_version); this kbhost speaks ABI \(KBH_ABI_VERSION)")
+            throw WorkerFailure(.abiMismatch, "\(origin) was built for keyboard ABI \(plugin.pointee.abi_version); this kbhost speaks ABI \(KBH_ABI_VERSION)")
         }
         guard plugin.pointee.struct_size >= UInt32(MemoryLayout<kbh_plugin_v1>.size) else {
-            throw WorkerFailure(.abiMismatch, "plugin \(path) declares a kbh_plugin_v1 of \(plugin.pointee.struct_size) bytes; ABI \(KBH_ABI_VERSION) needs \(MemoryLayout<kbh_plugin_v1>.size)")
+            throw WorkerFailure(.abiMismatch, "\(origin) declares a kbh_plugin_v1 of \(plugin.pointee.struct_size) bytes; ABI \(KBH_ABI_VERSION) needs \(MemoryLayout<kbh_plugin_v1>.size)")
         }
 
         var names: [String] = []
@@ -93,7 +98,7 @@ enum PluginLoader {
         }
         guard let cls = found else {
             let list = names.isEmpty ? "none" : names.joined(separator: ", ")
-            throw WorkerFailure(.classNotFound, "plugin \(path) has no class \(className) (NSExtensionPrincipalClass); it defines: \(list)")
+            throw WorkerFailure(.classNotFound, "\(origin) has no class \(className) (NSExtensionPrincipalClass); it defines: \(list)")
         }
         let foundName = String(cString: cls.pointee.name)
 

@@ -7,12 +7,12 @@ import KBWire
 /// from its mirror of the document window, applies the plugin's own edits to
 /// that mirror at once (so reads after an edit are fresh), and records every
 /// effect, in order, for the reply to the host.
-final class WorkerServices {
-    var mirror = DocumentWindow()
-    var facts = ControllerFacts()
+public final class WorkerServices {
+    public internal(set) var mirror = DocumentWindow()
+    public internal(set) var facts = ControllerFacts()
     var effects: [Effect] = []
     /// The layout as the plugin last set it, for dispatching key actions.
-    var layout = WireLayout()
+    public internal(set) var layout = WireLayout()
     /// Selectors of the principal class (set before the instance is created).
     var selectors: [String: PreparedSelector] = [:]
     var className = ""
@@ -24,7 +24,7 @@ final class WorkerServices {
     /// C strings of the current layout's keys, for the sender struct.
     private(set) var keyStrings: [[(identifier: UnsafeMutablePointer<CChar>, label: UnsafeMutablePointer<CChar>)]] = []
 
-    let table: UnsafeMutablePointer<kbh_host_v1>
+    public let table: UnsafeMutablePointer<kbh_host_v1>
 
     init() {
         table = .allocate(capacity: 1)

@@ -1,0 +1,101 @@
+import CKeyboardABI
+import KBText
+import KBWire
+
+/// Everything the extension process does with a plugin, without the process:
+/// load the principal class, then answer each delivery with the effects the
+/// keyboard produced. The worker executable wraps it in a socket loop; the
+/// testing kit drives it in process.
+public final class ExtensionRuntime {
+    public let services = WorkerServices()
+    public private(set) var instance: UnsafeMutableRawPointer?
+    private var textInputToken: UInt8 = 0
+
+    public init() {}
+
+    /// The document window as the keyboard sees it (with its own edits applied).
+    public var window: DocumentWindow { services.mirror }
+
+    /// Loads a plugin library with dlopen and creates its principal class.
+    public func load(_ request: LoadRequest) throws(WorkerFailure) -> LoadReply {
+        let resolved = try PluginLoader.resolve(path: request.pluginPath, className: request.className)
+        return try create(resolved, facts: request.facts, window: request.window)
+    }
+
+    /// Creates a class from a plugin description already in this process
+    /// (the value a plugin's kbhost_keyboard_plugin_v1 returns).
+    public func load(plugin: UnsafeRawPointer, className: String, facts: ControllerFacts,
+                     window: DocumentWindow) throws(WorkerFailure) -> LoadReply {
+        let resolved = try PluginLoader.resolve(plugin: plugin, origin: "in-process plugin", className: className)
+        return try create(resolved, facts: facts, window: window)
+    }
+
+    private func create(_ resolved: ResolvedClass, facts: ControllerFacts, window: DocumentWindow) throws(WorkerFailure) -> LoadReply {
+        guard instance == nil else { throw WorkerFailure(.badRequest, "the host sent a second load") }
+        services.facts = facts
+        services.mirror = window
+        services.selectors = resolved.selectors
+        services.className = resolved.className
+        instance = try resolved.create(host: services.table)
+        let selectors = resolved.selectors.values.map { SelectorInfo(name: $0.name, types: $0.types) }
+            .sorted { $0.name < $1.name }
+        return LoadReply(selectors: selectors, effects: try takeEffects())
+    }
+
+    /// Calls one selector and returns what the keyboard did, in order.
+    public func deliver(_ delivery: Delivery) throws(WorkerFailure) -> [Effect] {
+        guard let instance else { throw WorkerFailure(.badRequest, "the host sent a delivery before load") }
+        if let facts = delivery.facts { services.facts = facts }
+        if let window = delivery.window { services.mirror = window }
+        switch delivery.call {
+        case .lifecycle(let step, var animated):
+            if let sel = services.selectors[step.selector] {
+                if step == .viewDidLoad { sel.call(instance: instance) } else { sel.call(instance: instance, &animated) }
+            }
+        case .textInput(let callback):
+            if let sel = services.selectors[callback.selector] {
+                var input: UnsafeMutableRawPointer? = withUnsafeMutablePointer(to: &textInputToken) { UnsafeMutableRawPointer($0) }
+                sel.call(instance: instance, &input)
+            }
+        case .key(let row, let column, let event):
+            try dispatchKey(row: Int(row), column: Int(column), event: event, instance: instance)
+        case .transition(var width, var height):
+            services.selectors["viewWillTransitionToWidth:height:"]?.call(instance: instance, &width, &height)
+        case .memoryWarning:
+            services.selectors["didReceiveMemoryWarning"]?.call(instance: instance)
+        }
+        return try takeEffects()
+    }
+
+    /// Target–action: the key's action for this event, with no argument, the
+    /// sender, or the sender and the event, as its encoding says.
+    private func dispatchKey(row: Int, column: Int, event: KeyEvent, instance: UnsafeMutableRawPointer) throws(WorkerFailure) {
+        let layout = services.layout
+        guard row >= 0, row < layout.rows.count, column >= 0, column < layout.rows[row].count else {
+            throw WorkerFailure(.badRequest, "the host sent a tap on key (\(row), \(column)), which the layout does not have")
+        }
+        let key = layout.rows[row][column]
+        guard let actionName = key.action(for: event.kind), let selector = services.selectors[actionName] else { return }
+        let strings = services.keyStrings[row][column]
+        var sender = kbh_key_v1(identifier: strings.identifier, label: strings.label,
+                                role: kbh_key_role(rawValue: UInt32(key.role.rawValue)),
+                                row: Int32(row), column: Int32(column))
+        var cEvent = kbh_event_v1(kind: kbh_event_kind(rawValue: UInt32(event.kind.rawValue)), tap_count: event.tapCount,
+                                  repeat_count: event.repeatCount, timestamp_ns: event.timestampNanoseconds)
+        withUnsafeMutablePointer(to: &sender) { senderPointer in
+            withUnsafeMutablePointer(to: &cEvent) { eventPointer in
+                var senderArg: UnsafeMutableRawPointer? = UnsafeMutableRawPointer(senderPointer)
+                var eventArg: UnsafeMutableRawPointer? = UnsafeMutableRawPointer(eventPointer)
+                selector.call(instance: instance, &senderArg, &eventArg)
+            }
+        }
+    }
+
+    /// The effects of the call that just returned, or the failure it caused.
+    private func takeEffects() throws(WorkerFailure) -> [Effect] {
+        if let failure = services.failure { throw failure }
+        let effects = services.effects
+        services.effects.removeAll(keepingCapacity: true)
+        return effects
+    }
+}
