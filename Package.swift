@@ -62,15 +62,18 @@ let package = Package(
         .executableTarget(name: "kbhost",
                           dependencies: ["KBHost", "KBText", "KBSystem", .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           path: "Sources/kbhost"),
-        .executableTarget(name: "kbhost-bench", dependencies: ["KBHost", "KBSystem", "KBWire"],
+        .executableTarget(name: "kbhost-bench", dependencies: ["KBHost", "KBSystem", "KBWire", "KBText"],
                           path: "Sources/kbhost-bench"),
         // The floors the benchmark measures against: bare spawn + dlopen, raw ping-pong. In C on purpose.
         .executableTarget(name: "kbhost-floor", path: "Sources/kbhost-floor",
                           linkerSettings: [.linkedLibrary("dl")]),
 
         // Sample keyboards.
-        .target(name: "CalculatorKeyboard", dependencies: ["KeyboardSDK"], path: "Plugins/Calculator"),
-        .target(name: "ScienceKeyboard", dependencies: ["KeyboardSDK"], path: "Plugins/Science"),
+        // A Swift keyboard is two targets: its code, and the export that makes it a plugin.
+        .target(name: "Calculator", dependencies: ["KeyboardSDK"], path: "Plugins/Calculator/Keyboard"),
+        .target(name: "CalculatorKeyboard", dependencies: ["Calculator", "KeyboardSDK"], path: "Plugins/Calculator/Export"),
+        .target(name: "Science", dependencies: ["KeyboardSDK"], path: "Plugins/Science/Keyboard"),
+        .target(name: "ScienceKeyboard", dependencies: ["Science", "KeyboardSDK"], path: "Plugins/Science/Export"),
         .target(name: "NumberPadKeyboard", dependencies: ["CKeyboardABI"], path: "Plugins/NumberPad"),
         .target(name: "FaultKeyboards", dependencies: ["CKeyboardABI"], path: "Plugins/Faults/Keyboards"),
         .target(name: "FaultNoEntry", dependencies: ["CKeyboardABI"], path: "Plugins/Faults/NoEntry"),
@@ -81,8 +84,8 @@ let package = Package(
         .testTarget(name: "KBWireTests", dependencies: ["KBWire", "KBText"]),
         .testTarget(name: "KeyboardSDKTests", dependencies: ["KeyboardSDK", "KeyboardTesting"]),
         // One test target per Swift keyboard: each plugin exports the same entry symbol.
-        .testTarget(name: "CalculatorKeyboardTests", dependencies: ["CalculatorKeyboard", "KeyboardTesting"]),
-        .testTarget(name: "ScienceKeyboardTests", dependencies: ["ScienceKeyboard", "KeyboardTesting"]),
+        .testTarget(name: "CalculatorKeyboardTests", dependencies: ["Calculator", "KeyboardTesting"]),
+        .testTarget(name: "ScienceKeyboardTests", dependencies: ["Science", "KeyboardTesting"]),
         .testTarget(name: "KBHostTests", dependencies: ["KBHost", "KBText"]),
         .testTarget(name: "EndToEndTests", dependencies: ["KBHost", "KBText", "KBSystem"]),
     ]

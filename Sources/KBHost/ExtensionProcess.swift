@@ -66,7 +66,7 @@ public final class ExtensionProcess {
         let spawned: pid_t
         do {
             spawned = try Spawn.spawn(path: configuration.workerPath, arguments: arguments,
-                                      environment: Spawn.currentEnvironment() + configuration.environment,
+                                      environment: ExtensionProcess.workerEnvironment(configuration.environment),
                                       files: [.init(outWrite, as: 1), .init(outWrite, as: 2), .init(childEnd, as: 3)])
         } catch {
             [hostEnd, childEnd, outRead, outWrite].forEach(Sys.close)
@@ -95,6 +95,12 @@ public final class ExtensionProcess {
             } else { "the worker's first reply was not a hello" }
             throw end(phase: "launch", .protocolViolation(text))
         }
+    }
+
+    /// The host's environment, minus the Swift backtracer (a crashing keyboard
+    /// must die at once, as on iOS, not spend seconds and megabytes on a report).
+    static func workerEnvironment(_ extra: [String]) -> [String] {
+        Spawn.currentEnvironment().filter { !$0.hasPrefix("SWIFT_BACKTRACE=") } + ["SWIFT_BACKTRACE=enable=no"] + extra
     }
 
     deinit {

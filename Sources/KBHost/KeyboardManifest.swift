@@ -19,6 +19,20 @@ public struct KeyboardManifest: Hashable, Sendable {
 
     public static let extensionPoint = "com.apple.keyboard-service"
 
+    public init(path: String, bundleIdentifier: String, displayName: String, executable: String, principalClass: String,
+                primaryLanguage: String = "en-US", isASCIICapable: Bool = false, prefersRightToLeft: Bool = false,
+                requestsOpenAccess: Bool = false) {
+        self.path = path
+        self.bundleIdentifier = bundleIdentifier
+        self.displayName = displayName
+        self.executable = executable
+        self.principalClass = principalClass
+        self.primaryLanguage = primaryLanguage
+        self.isASCIICapable = isASCIICapable
+        self.prefersRightToLeft = prefersRightToLeft
+        self.requestsOpenAccess = requestsOpenAccess
+    }
+
     /// The folder holding the Info.plist: the bundle.
     public var bundleDirectory: String { (path as NSString).deletingLastPathComponent }
 

@@ -1,5 +1,6 @@
 import CKeyboardABI
 import Glibc
+import Synchronization
 
 /// Makes `InputViewController` subclasses loadable. A plugin's one line:
 ///
@@ -10,8 +11,12 @@ import Glibc
 /// also name it with its module ("MyModule.MyKeyboard").
 public enum KeyboardPlugin {
     /// The host table for the instance being created (read by `InputViewController.init`).
+    /// Only set while `creation` is held.
     nonisolated(unsafe) static var hostForInit: UnsafePointer<kbh_host_v1>?
-    nonisolated(unsafe) private static var exported: [String: UnsafeMutablePointer<kbh_plugin_v1>] = [:]
+    /// Serializes instance creation (tests create keyboards on many threads).
+    static let creation = Mutex(())
+    /// Plugin descriptions already built, by class list; built once each, never freed.
+    private static let exported = Mutex<[String: UnsafeMutableRawPointer]>([:])
 
     /// Builds the plugin description once (it lives as long as the process) and returns it.
     public static func export(_ classes: InputViewController.Type...) -> UnsafeRawPointer {
@@ -21,7 +26,15 @@ public enum KeyboardPlugin {
     /// The same, for a list of classes (the testing kit describes one class at a time).
     public static func export(_ classes: [InputViewController.Type]) -> UnsafeRawPointer {
         let key = classes.map { String(reflecting: $0) }.joined(separator: ",")
-        if let plugin = exported[key] { return UnsafeRawPointer(plugin) }
+        return exported.withLock { cache in
+            if let plugin = cache[key] { return UnsafeRawPointer(plugin) }
+            let plugin = describe(classes)
+            cache[key] = UnsafeMutableRawPointer(plugin)
+            return UnsafeRawPointer(plugin)
+        }
+    }
+
+    private static func describe(_ classes: [InputViewController.Type]) -> UnsafeMutablePointer<kbh_plugin_v1> {
         let classArray = UnsafeMutablePointer<UnsafePointer<kbh_class_v1>?>.allocate(capacity: classes.count)
         for (i, type) in classes.enumerated() {
             classArray[i] = UnsafePointer(describe(type))
@@ -30,8 +43,7 @@ public enum KeyboardPlugin {
         plugin.initialize(to: kbh_plugin_v1(abi_version: UInt32(KBH_ABI_VERSION),
                                             struct_size: UInt32(MemoryLayout<kbh_plugin_v1>.size),
                                             classes: UnsafePointer(classArray), class_count: UInt32(classes.count)))
-        exported[key] = plugin
-        return UnsafeRawPointer(plugin)
+        return plugin
     }
 
     /// The selectors a class publishes: life cycle, text input, and its key actions.
@@ -135,9 +147,11 @@ private func tagOf(_ sel: Sel) -> Int { Int(bitPattern: sel?.pointee.info) - 1 }
 private let create: @convention(c) (UnsafePointer<kbh_class_v1>?, UnsafePointer<kbh_host_v1>?) -> UnsafeMutableRawPointer? = { cls, host in
     guard let cls, let host, let info = cls.pointee.info else { return nil }
     let box = Unmanaged<ClassBox>.fromOpaque(info).takeUnretainedValue()
-    KeyboardPlugin.hostForInit = host
-    defer { KeyboardPlugin.hostForInit = nil }
-    return Unmanaged.passRetained(box.type.init()).toOpaque()
+    return KeyboardPlugin.creation.withLock { _ in
+        KeyboardPlugin.hostForInit = host
+        defer { KeyboardPlugin.hostForInit = nil }
+        return Unmanaged.passRetained(box.type.init()).toOpaque()
+    }
 }
 
 private let lifecycle0: @convention(c) (UnsafeMutableRawPointer?, Sel) -> Void = { obj, sel in

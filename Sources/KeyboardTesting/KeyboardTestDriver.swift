@@ -1,5 +1,5 @@
 import KBExtensionRuntime
-import KBText
+@_exported import KBText  // TextBuffer, UTF16Range and Gesture are part of the kit's vocabulary
 import KBWire
 import KeyboardSDK
 

@@ -41,9 +41,29 @@ static void insert_label(fault *self, const kbh_selector_v1 *cmd, const kbh_key_
     (void)cmd;
     self->host->insert_text(self->host->ctx, key->label);
 }
-static void boom_crash(fault *self, const kbh_selector_v1 *cmd) { (void)self; (void)cmd; raise(SIGSEGV); }
+static void boom_crash(fault *self, const kbh_selector_v1 *cmd) {
+    (void)self; (void)cmd;
+    volatile int *nowhere = NULL;
+    *nowhere = 1; /* a real segmentation fault */
+}
 static void boom_hang(fault *self, const kbh_selector_v1 *cmd) { (void)self; (void)cmd; hang(); }
 static void boom_exit(fault *self, const kbh_selector_v1 *cmd) { (void)self; (void)cmd; _exit(3); }
+
+/* Write straight onto the worker's channel (fd 3), as a hostile plugin could. */
+static void boom_oversized_frame(fault *self, const kbh_selector_v1 *cmd) {
+    (void)self; (void)cmd;
+    static const unsigned char header[] = {0xff, 0xff, 0xff, 0x7f};
+    ssize_t ignored = write(3, header, sizeof header);
+    (void)ignored;
+    hang();
+}
+static void boom_garbage_frame(fault *self, const kbh_selector_v1 *cmd) {
+    (void)self; (void)cmd;
+    static const unsigned char frame[] = {5, 0, 0, 0, 0xee, 0xee, 0xee, 0xee, 0xee};
+    ssize_t ignored = write(3, frame, sizeof frame);
+    (void)ignored;
+    hang();
+}
 
 #define SELECTORS(cls, load_imp, boom_imp)                                    \
     static const kbh_selector_v1 cls##_selectors[] = {                         \
@@ -63,6 +83,8 @@ SELECTORS(BadLayoutAction, did_load_bad_layout, boom_crash)
 SELECTORS(CrashOnKey, did_load, boom_crash)
 SELECTORS(HangOnKey, did_load, boom_hang)
 SELECTORS(ExitOnKey, did_load, boom_exit)
+SELECTORS(OversizedFrameOnKey, did_load, boom_oversized_frame)
+SELECTORS(GarbageFrameOnKey, did_load, boom_garbage_frame)
 
 /* viewDidLoad declared as taking an int: refused at load, never called. */
 static const kbh_selector_v1 BadEncoding_selectors[] = {
@@ -75,6 +97,7 @@ static const kbh_class_v1 BadEncoding_class = {
 static const kbh_class_v1 *const classes[] = {
     &CrashInViewDidLoad_class, &HangInViewDidLoad_class, &HangInCreate_class, &BadLayoutAction_class,
     &CrashOnKey_class, &HangOnKey_class, &ExitOnKey_class, &BadEncoding_class,
+    &OversizedFrameOnKey_class, &GarbageFrameOnKey_class,
 };
 
 static const kbh_plugin_v1 plugin = {

@@ -2,21 +2,21 @@ import KeyboardSDK
 
 /// The calculator keyboard of the seeds: the expression is built on the
 /// keyboard's display line, not in the document; "=" inserts the result.
-final class CalculatorViewController: InputViewController {
+public final class CalculatorViewController: InputViewController {
     private var expression = Expression()
 
-    override class var keyActions: [KeyAction] {[
+    override public class var keyActions: [KeyAction] {[
         .action("appendToken:", CalculatorViewController.appendToken),
         .action("evaluate", CalculatorViewController.evaluate),
         .action("deleteToken", CalculatorViewController.deleteToken),
         .action("clear", CalculatorViewController.clear),
     ]}
 
-    override func viewDidLoad() {
+    override public func viewDidLoad() {
         keyboardLayout = makeLayout()
     }
 
-    override func viewWillAppear(_ animated: Bool) {
+    override public func viewWillAppear(_ animated: Bool) {
         // The globe key is shown only when the host does not draw its own.
         keyboardLayout = makeLayout()
     }
@@ -65,6 +65,3 @@ final class CalculatorViewController: InputViewController {
         }
     }
 }
-
-@_cdecl("kbhost_keyboard_plugin_v1")
-public func kbhostKeyboardPlugin() -> UnsafeRawPointer { KeyboardPlugin.export(CalculatorViewController.self) }

@@ -3,11 +3,11 @@ import KeyboardSDK
 /// The science keyboard of the ScienceCustomKeyboard seed: default, subscript,
 /// superscript, Greek and math pages; shift; cursor left/right by one
 /// character (an emoji moves as one); delete only when there is text; globe.
-final class ScienceViewController: InputViewController {
+public final class ScienceViewController: InputViewController {
     private var mode = KeyboardMode.default
     private var shiftOn = false
 
-    override class var keyActions: [KeyAction] {[
+    override public class var keyActions: [KeyAction] {[
         .action("setMode:", ScienceViewController.setMode),
         .action("toggleShift", ScienceViewController.toggleShift),
         .action("insertCharacter:", ScienceViewController.insertCharacter),
@@ -16,8 +16,8 @@ final class ScienceViewController: InputViewController {
         .action("deleteIfText", ScienceViewController.deleteIfText),
     ]}
 
-    override func viewDidLoad() { render() }
-    override func viewWillAppear(_ animated: Bool) { render() }
+    override public func viewDidLoad() { render() }
+    override public func viewWillAppear(_ animated: Bool) { render() }
 
     private func render() {
         var toolbar = KeyboardMode.allCases.map {
@@ -69,6 +69,3 @@ final class ScienceViewController: InputViewController {
         textDocumentProxy.deleteBackward()
     }
 }
-
-@_cdecl("kbhost_keyboard_plugin_v1")
-public func kbhostKeyboardPlugin() -> UnsafeRawPointer { KeyboardPlugin.export(ScienceViewController.self) }

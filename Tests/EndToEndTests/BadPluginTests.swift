@@ -1,0 +1,133 @@
+import Foundation
+import KBHost
+import KBSystem
+import KBWire
+import Testing
+
+/// Bad plugins give clear errors and leave the host running.
+@Suite("Bad plugins")
+struct BadPluginTests {
+    func loadFailure(_ keyboard: LoadableKeyboard, launchMs: Int = 1000) -> KeyboardFailure? {
+        do {
+            _ = try Fixtures.session(keyboard, launchMs: launchMs)
+            return nil
+        } catch {
+            return error as? KeyboardFailure
+        }
+    }
+
+    /// After any failure the host must still load and use a good keyboard.
+    func hostStillWorks() throws {
+        let session = try Fixtures.session(try Fixtures.sample("dev.kbhost.NumberPad"))
+        try session.tap("5")
+        #expect(session.document.text == "5")
+    }
+
+    @Test func missingEntrySymbol() throws {
+        let failure = try #require(loadFailure(Fixtures.fault("Anything", library: "libFaultNoEntry.so")))
+        #expect(failure.reason == .loadFailed(.missingEntry, failure.reasonDescription))
+        #expect(failure.description.contains("does not export kbhost_keyboard_plugin_v1"))
+        #expect(failure.phase == "load")
+        try hostStillWorks()
+    }
+
+    @Test func wrongABIVersion() throws {
+        let failure = try #require(loadFailure(Fixtures.fault("Anything", library: "libFaultWrongABI.so")))
+        guard case .loadFailed(.abiMismatch, let message) = failure.reason else {
+            Issue.record("expected an ABI mismatch, got \(failure)")
+            return
+        }
+        #expect(message.contains("ABI 99"))
+        #expect(message.contains("ABI 1"))
+        try hostStillWorks()
+    }
+
+    @Test func principalClassNotFound() throws {
+        let failure = try #require(loadFailure(Fixtures.fault("NoSuchViewController")))
+        guard case .loadFailed(.classNotFound, let message) = failure.reason else {
+            Issue.record("expected class not found, got \(failure)")
+            return
+        }
+        #expect(message.contains("NoSuchViewController"))
+        #expect(message.contains("CrashInViewDidLoad"), "lists the classes the plugin does define")
+        try hostStillWorks()
+    }
+
+    @Test func selectorEncodingMismatchNamesClassSelectorAndBothEncodings() throws {
+        let failure = try #require(loadFailure(Fixtures.fault("BadEncoding")))
+        guard case .loadFailed(.encodingMismatch, let message) = failure.reason else {
+            Issue.record("expected an encoding mismatch, got \(failure)")
+            return
+        }
+        #expect(message == "class BadEncoding: selector viewDidLoad has type encoding 'v@:i', but kbhost passes 'v@:'")
+        try hostStillWorks()
+    }
+
+    @Test func crashInViewDidLoad() throws {
+        let failure = try #require(loadFailure(Fixtures.fault("CrashInViewDidLoad")))
+        #expect(failure.reason == .signaled(signal: SIGABRT))
+        #expect(failure.phase == "viewDidLoad")
+        #expect(failure.description.contains("ended by signal SIGABRT"))
+        try hostStillWorks()
+    }
+
+    @Test func pluginThatNeverAnswersTheHandshake() throws {
+        let started = Sys.monotonicNanoseconds()
+        let failure = try #require(loadFailure(Fixtures.fault("HangInCreate"), launchMs: 300))
+        #expect(failure.reason == .deadlineExceeded(milliseconds: 300))
+        #expect(failure.phase == "load")
+        #expect(Sys.monotonicNanoseconds() - started < 5_000_000_000, "the deadline, not the plugin, decides")
+        try hostStillWorks()
+    }
+
+    @Test func layoutNamingAMissingAction() throws {
+        let failure = try #require(loadFailure(Fixtures.fault("BadLayoutAction")))
+        guard case .loadFailed(.badLayout, let message) = failure.reason else {
+            Issue.record("expected a bad layout, got \(failure)")
+            return
+        }
+        #expect(message.contains("noSuchAction:"))
+        #expect(message.contains("key 'x'"))
+    }
+
+    @Test(arguments: [("CrashOnKey", "crash"), ("HangOnKey", "hang"), ("ExitOnKey", "exit"),
+                      ("OversizedFrameOnKey", "protocol"), ("GarbageFrameOnKey", "protocol")])
+    func faultOnAKeyKeepsCommittedTextAndTheHost(className: String, kind: String) throws {
+        let session = try Fixtures.session(Fixtures.fault(className), text: "kept ", eventMs: 300)
+        try session.tap("1")
+        try session.tap("1")
+        let pid = session.pid
+        #expect(throws: SessionError.self) { try session.tap("boom") }
+        let failure = try #require(session.failure)
+        #expect(failure.kind == kind, "\(failure)")
+        #expect(failure.phase == "key 'boom'")
+        #expect(session.document.text == "kept 11", "what the keyboard committed stays")
+        #expect(!Fixtures.processExists(pid), "the failed worker is reaped")
+        #expect(throws: SessionError.self) { try session.tap("1") }
+        try hostStillWorks()
+    }
+
+    @Test func malformedFrameIsNamed() throws {
+        let session = try Fixtures.session(Fixtures.fault("OversizedFrameOnKey"))
+        _ = try? session.tap("boom")
+        let failure = try #require(session.failure)
+        #expect(failure.description.contains("exceeds the maximum"))
+    }
+
+    @Test func stderrOfTheKeyboardIsKeptAsLogText() throws {
+        let failure = try #require(loadFailure(Fixtures.fault("CrashInViewDidLoad")))
+        // abort() in the worker prints nothing itself, but the Swift runtime's
+        // backtracer or glibc may; the tail is a string either way, never lost.
+        #expect(failure.stderrTail.utf8.count <= 16 * 1024)
+    }
+
+    @Test func missingWorkerExecutableIsASpawnError() throws {
+        var config = Fixtures.configuration
+        config.workerPath = "/nonexistent/kbhost-worker"
+        #expect {
+            _ = try KeyboardSession(keyboard: try Fixtures.sample("dev.kbhost.NumberPad"), configuration: config)
+        } throws: { error in
+            (error as? KeyboardFailure)?.description.contains("no worker executable at /nonexistent/kbhost-worker") == true
+        }
+    }
+}

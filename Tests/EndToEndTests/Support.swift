@@ -1,0 +1,52 @@
+import Foundation
+import KBHost
+import KBSystem
+
+/// The real build products: the worker, the sample plugins and the fault plugins.
+enum Fixtures {
+    static let installation = Installation.current()
+
+    static var configuration: ExtensionProcess.Configuration { installation.processConfiguration }
+
+    static func sample(_ id: String) throws -> LoadableKeyboard { try installation.keyboard(id) }
+
+    /// A keyboard from one of the fault plugins, with a manifest made here.
+    static func fault(_ className: String, library: String = "libFaultKeyboards.so") -> LoadableKeyboard {
+        let path = (installation.productsDirectory as NSString).appendingPathComponent(library)
+        let manifest = KeyboardManifest(path: "/dev/null/Info.plist", bundleIdentifier: "dev.kbhost.test.\(className)",
+                                        displayName: className, executable: library, principalClass: className)
+        return LoadableKeyboard(manifest: manifest, libraryPath: path)
+    }
+
+    static func session(_ keyboard: LoadableKeyboard, text: String = "", launchMs: Int = 1000, eventMs: Int = 2500,
+                        needsInputModeSwitchKey: Bool = true) throws -> KeyboardSession {
+        var config = configuration
+        config.launchDeadlineMilliseconds = launchMs
+        config.eventDeadlineMilliseconds = eventMs
+        let session = try KeyboardSession(keyboard: keyboard, document: TextDocument(text: text), configuration: config,
+                                          needsInputModeSwitchKey: needsInputModeSwitchKey)
+        try session.appear()
+        return session
+    }
+
+    /// Whether a process exists (and is not a zombie we failed to reap).
+    static func processExists(_ pid: Int32) -> Bool {
+        guard let stat = ProcMemory.readSmallFile("/proc/\(pid)/stat") else { return false }
+        return !stat.contains(") Z ")
+    }
+
+    /// Runs the kbhost CLI and returns (status, stdout, stderr).
+    static func runCLI(_ arguments: [String]) throws -> (Int32, String, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: (installation.productsDirectory as NSString).appendingPathComponent("kbhost"))
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+}
