@@ -1,0 +1,19 @@
+@testable import KBHost
+import Testing
+
+@Suite("Finding keys by name")
+struct KeyboardLayoutTests {
+    func key(_ label: String, _ role: KeyboardLayout.Key.Role = .character, id: String? = nil, column: Int) -> KeyboardLayout.Key {
+        KeyboardLayout.Key(identifier: id ?? label, label: label, role: role, width: 1, action: "a", touchDownAction: nil,
+                           longPressAction: nil, doubleTapAction: nil, repeats: false, row: 0, column: column)
+    }
+
+    @Test func roleNamesWinOverLabels() {
+        let layout = KeyboardLayout(rows: [[key("delete", column: 0), key("⌫", .delete, column: 1), key("␣", .space, id: "sp", column: 2)]])
+        #expect(layout.key(named: "delete")?.column == 1, "'delete' is the key whose role is delete")
+        #expect(layout.key(named: "space")?.label == "␣")
+        #expect(layout.key(named: "id:sp")?.column == 2)
+        #expect(layout.key(named: "⌫")?.column == 1)
+        #expect(layout.key(named: "globe") == nil)
+    }
+}
