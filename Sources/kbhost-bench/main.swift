@@ -1,0 +1,172 @@
+// kbhost-bench: prints what kbhost costs against the floors of its design
+// (raw socketpair ping-pong; bare spawn + dlopen), measured in one run.
+// Figures only: it never asserts a timing. Exits non-zero only if something failed to run.
+//
+// Usage: kbhost-bench [--taps N] [--loads N] [--json]
+import Foundation
+import KBHost
+import KBSystem
+
+struct Options {
+    var taps = 20_000
+    var warmupTaps = 2_000
+    var loads = 50
+    var warmupLoads = 5
+    var json = false
+
+    init(_ arguments: [String]) throws {
+        var i = 1
+        func count(_ name: String) throws -> Int {
+            i += 1
+            guard i < arguments.count, let n = Int(arguments[i]), n > 0 else {
+                throw BenchError("\(name) needs a positive count")
+            }
+            return n
+        }
+        while i < arguments.count {
+            switch arguments[i] {
+            case "--taps": taps = try count("--taps")
+            case "--loads": loads = try count("--loads")
+            case "--json": json = true
+            case "-h", "--help":
+                print("usage: kbhost-bench [--taps N] [--loads N] [--json]")
+                exit(0)
+            default: throw BenchError("unknown argument \(arguments[i]); usage: kbhost-bench [--taps N] [--loads N] [--json]")
+            }
+            i += 1
+        }
+    }
+}
+
+func machineContext() -> [String: Any] {
+    var names = utsname()
+    uname(&names)
+    func field<T>(_ value: T) -> String {
+        withUnsafeBytes(of: value) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+    }
+    #if DEBUG
+    let build = "debug"
+    #else
+    let build = "release"
+    #endif
+    return ["nproc": sysconf(Int32(_SC_NPROCESSORS_ONLN)), "kernel": "\(field(names.sysname)) \(field(names.release))",
+            "machine": field(names.machine), "build": build, "single_run": true]
+}
+
+let tapKeyboard = "dev.kbhost.NumberPad"
+let loadKeyboards = ["dev.kbhost.NumberPad", "dev.kbhost.Calculator"]
+let memoryKeyboards = ["dev.kbhost.NumberPad", "dev.kbhost.Calculator", "dev.kbhost.Science"]
+let tapBlock = 500
+let tapRatioTarget = 1.5, loadRatioTarget = 2.0, privateDirtyTargetKiB = 1024
+
+func run() throws {
+    let options = try Options(CommandLine.arguments)
+    let out = Report(toStandardError: options.json)
+    let installation = Installation.current()
+    let floorPath = (installation.productsDirectory as NSString).appendingPathComponent("kbhost-floor")
+    guard Sys.fileExists(floorPath) else { throw BenchError("no kbhost-floor at \(floorPath); run `swift build` first") }
+    func keyboard(_ id: String) throws -> LoadableKeyboard { try installation.keyboard(id) }
+
+    let machine = machineContext()
+    out.header(machine: machine, products: installation.productsDirectory)
+    var json: [String: Any] = ["machine": machine,
+                               "options": ["taps": options.taps, "warmup_taps": options.warmupTaps,
+                                           "loads": options.loads, "warmup_loads": options.warmupLoads]]
+
+    // 1. Key round trip.
+    let frames = tapFrameSizes()
+    out.progress("key round trip: \(options.warmupTaps) + \(options.taps) taps …")
+    // Ours and the floor alternate in blocks, so that drift in the machine's state hits both alike.
+    let runner = try TapRunner(keyboard: try keyboard(tapKeyboard), installation: installation, key: "1")
+    let pingPong: PingPong
+    do { pingPong = try PingPong(floorPath: floorPath, messageBytes: frames.request) } catch { runner.finish(); throw error }
+    defer { runner.finish(); pingPong.finish() }  // also on the way out of a failure below
+    _ = try runner.block(options.warmupTaps)
+    _ = try pingPong.block(options.warmupTaps)
+    var oursSamples: [Int64] = [], floorSamples: [Int64] = []
+    var oursCPU = CPUAccount(), floorCPU = CPUAccount()
+    var remaining = options.taps
+    while remaining > 0 {
+        let n = min(remaining, tapBlock)
+        oursSamples += try oursCPU.measure(child: runner.session.pid, roundTrips: n) { try runner.block(n) }
+        floorSamples += try floorCPU.measure(child: pingPong.pid, roundTrips: n) { try pingPong.block(n) }
+        remaining -= n
+    }
+    let taps = (samples: Samples(oursSamples), memoryAfter: runner.memory)
+    let echo = Samples(floorSamples)
+    runner.finish()
+    pingPong.finish()
+    let tapRatio = taps.samples.p50 / echo.p50
+    out.tapSection(ours: taps.samples, floor: echo, frames: frames, ratio: tapRatio, target: tapRatioTarget,
+                   cpu: (oursCPU, floorCPU))
+    var tapJSON: [String: Any] = ["keyboard": tapKeyboard, "key": "1", "ours": taps.samples.jsonMicroseconds(),
+                                  "floor": echo.jsonMicroseconds(), "request_frame_bytes": frames.request,
+                                  "reply_frame_bytes": frames.reply, "floor_message_bytes": frames.request,
+                                  "ratio_p50": (tapRatio * 1000).rounded() / 1000, "target_ratio": tapRatioTarget,
+                                  "met": tapRatio <= tapRatioTarget,
+                                  "cpu": ["ours": oursCPU.json(), "floor": floorCPU.json()]]
+    if let m = taps.memoryAfter { tapJSON["worker_memory_after_taps"] = memoryJSON(m) }
+    json["key_round_trip"] = tapJSON
+
+    // 2. Cold load.
+    var loadJSON: [String: Any] = [:]
+    var loadRows: [LoadRow] = []
+    for id in loadKeyboards {
+        out.progress("cold load \(id): \(options.warmupLoads) + \(options.loads) loads …")
+        let k = try keyboard(id)
+        // Ours and the floor alternate, load by load.
+        var ours: (load: [Int64], teardown: [Int64]) = ([], []), floor: (load: [Int64], teardown: [Int64]) = ([], [])
+        for i in 0..<(options.warmupLoads + options.loads) {
+            let o = try coldLoad(keyboard: k, configuration: installation.processConfiguration)
+            let f = try floorColdLoad(floorPath: floorPath, pluginPath: k.libraryPath)
+            guard i >= options.warmupLoads else { continue }
+            ours.load.append(o.load); ours.teardown.append(o.teardown)
+            floor.load.append(f.load); floor.teardown.append(f.teardown)
+        }
+        let row = LoadRow(id: id, ours: Samples(ours.load), oursTeardown: Samples(ours.teardown),
+                          floor: Samples(floor.load), floorTeardown: Samples(floor.teardown))
+        loadRows.append(row)
+        loadJSON[id] = ["library": k.libraryPath, "ours": row.ours.jsonMilliseconds(),
+                        "ours_close": row.oursTeardown.jsonMilliseconds(), "floor": row.floor.jsonMilliseconds(),
+                        "floor_close": row.floorTeardown.jsonMilliseconds(),
+                        "ratio_p50": (row.ratio * 1000).rounded() / 1000, "target_ratio": loadRatioTarget,
+                        "met": row.ratio <= loadRatioTarget]
+    }
+    out.loadSection(loadRows, target: loadRatioTarget)
+    json["cold_load"] = loadJSON
+
+    // 3. Memory with the plugin loaded.
+    var memoryRows: [MemoryRow] = []
+    var memJSON: [String: Any] = [:]
+    for id in memoryKeyboards {
+        out.progress("memory \(id) …")
+        let k = try keyboard(id)
+        let ours = try measureMemory(keyboard: k, installation: installation)
+        let floor = try floorMemory(floorPath: floorPath, pluginPath: k.libraryPath)
+        memoryRows.append(MemoryRow(id: id, ours: ours, floor: floor))
+        memJSON[id] = ["ours": memoryJSON(ours), "floor": memoryJSON(floor),
+                       "target_private_dirty_kib_below": privateDirtyTargetKiB,
+                       "met": ours.privateDirtyBytes / 1024 < privateDirtyTargetKiB]
+    }
+    out.memorySection(memoryRows, afterTaps: taps.memoryAfter, tapCount: options.warmupTaps + options.taps,
+                      targetKiB: privateDirtyTargetKiB)
+    json["memory"] = memJSON
+
+    if options.json {
+        let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        print(String(decoding: data, as: UTF8.self))
+    }
+}
+
+func memoryJSON(_ m: ProcMemory) -> [String: Any] {
+    ["rss_kib": m.residentBytes / 1024, "private_dirty_kib": m.privateDirtyBytes / 1024,
+     "private_clean_kib": m.privateCleanBytes / 1024, "shared_clean_kib": m.sharedCleanBytes / 1024,
+     "swap_kib": m.swapBytes / 1024]
+}
+
+do {
+    try run()
+} catch {
+    FileHandle.standardError.write(Data("kbhost-bench: \(error)\n".utf8))
+    exit(1)
+}
