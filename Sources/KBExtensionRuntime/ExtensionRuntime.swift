@@ -9,7 +9,8 @@ import KBWire
 public final class ExtensionRuntime {
     public let services = WorkerServices()
     public private(set) var instance: UnsafeMutableRawPointer?
-    private var textInputToken: UInt8 = 0
+    /// The opaque document handed to textWillChange: and friends.
+    private let textInput = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
 
     public init() {}
 
@@ -50,17 +51,25 @@ public final class ExtensionRuntime {
         switch delivery.call {
         case .lifecycle(let step, var animated):
             if let sel = services.selectors[step.selector] {
-                if step == .viewDidLoad { sel.call(instance: instance) } else { sel.call(instance: instance, &animated) }
+                if step == .viewDidLoad {
+                    sel.call(instance: instance)
+                } else {
+                    withUnsafeMutablePointer(to: &animated) { sel.call(instance: instance, arguments: $0) }
+                }
             }
         case .textInput(let callback):
             if let sel = services.selectors[callback.selector] {
-                var input: UnsafeMutableRawPointer? = withUnsafeMutablePointer(to: &textInputToken) { UnsafeMutableRawPointer($0) }
-                sel.call(instance: instance, &input)
+                var input: UnsafeMutableRawPointer? = textInput
+                withUnsafeMutablePointer(to: &input) { sel.call(instance: instance, arguments: $0) }
             }
         case .key(let row, let column, let event):
             try dispatchKey(row: Int(row), column: Int(column), event: event, instance: instance)
         case .transition(var width, var height):
-            services.selectors["viewWillTransitionToWidth:height:"]?.call(instance: instance, &width, &height)
+            if let sel = services.selectors["viewWillTransitionToWidth:height:"] {
+                withUnsafeMutablePointer(to: &width) { w in
+                    withUnsafeMutablePointer(to: &height) { h in sel.call(instance: instance, arguments: w, h) }
+                }
+            }
         case .memoryWarning:
             services.selectors["didReceiveMemoryWarning"]?.call(instance: instance)
         }
@@ -84,9 +93,18 @@ public final class ExtensionRuntime {
                                   repeat_count: event.repeatCount, timestamp_ns: event.timestampNanoseconds)
         withUnsafeMutablePointer(to: &sender) { senderPointer in
             withUnsafeMutablePointer(to: &cEvent) { eventPointer in
+                // libffi wants a pointer to each argument's value; these arguments are pointers.
                 var senderArg: UnsafeMutableRawPointer? = UnsafeMutableRawPointer(senderPointer)
                 var eventArg: UnsafeMutableRawPointer? = UnsafeMutableRawPointer(eventPointer)
-                selector.call(instance: instance, &senderArg, &eventArg)
+                withUnsafeMutablePointer(to: &senderArg) { s in
+                    withUnsafeMutablePointer(to: &eventArg) { e in
+                        switch selector.argumentCount {
+                        case 2: selector.call(instance: instance)
+                        case 3: selector.call(instance: instance, arguments: s)
+                        default: selector.call(instance: instance, arguments: s, e)
+                        }
+                    }
+                }
             }
         }
     }

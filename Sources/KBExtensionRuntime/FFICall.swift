@@ -12,7 +12,9 @@ public final class PreparedSelector {
     private let cif: UnsafeMutablePointer<ffi_cif>
     // libffi keeps a pointer to this array: it lives exactly as long as the cif.
     private let argumentTypes: UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>
-    let argumentCount: Int
+    public let argumentCount: Int
+    /// The argument pointer array handed to ffi_call, reused by every call (one thread calls a runtime).
+    private let values: UnsafeMutablePointer<UnsafeMutableRawPointer?>
 
     enum EncodingError: Error {
         case unknownType(Character)
@@ -29,6 +31,7 @@ public final class PreparedSelector {
         let returnType = try PreparedSelector.ffiType(first)
         let arguments = try characters.dropFirst().map(PreparedSelector.ffiType)
         argumentCount = arguments.count
+        values = .allocate(capacity: max(arguments.count, 2))
         argumentTypes = .allocate(capacity: max(arguments.count, 1))
         for (i, t) in arguments.enumerated() { argumentTypes[i] = t }
         cif = .allocate(capacity: 1)
@@ -48,20 +51,20 @@ public final class PreparedSelector {
         }
     }
 
-    /// Calls the selector with the instance, the selector, and up to two more
-    /// arguments, each given as a pointer to its value.
-    func call(instance: UnsafeMutableRawPointer, _ extra: UnsafeMutableRawPointer?...) {
+    /// Calls the selector with the instance, the selector itself, and then
+    /// `arguments`: pointers to each further argument's value, as libffi takes them.
+    /// The pointers need only live for the duration of the call.
+    public func call(instance: UnsafeMutableRawPointer, arguments: UnsafeMutableRawPointer?...) {
+        precondition(arguments.count == argumentCount - 2, "\(name) takes \(argumentCount - 2) arguments after _cmd")
         var object: UnsafeMutableRawPointer? = instance
         var selector: UnsafeRawPointer? = UnsafeRawPointer(entry)
         withUnsafeMutablePointer(to: &object) { objectPointer in
             withUnsafeMutablePointer(to: &selector) { selectorPointer in
-                var values: [UnsafeMutableRawPointer?] = [UnsafeMutableRawPointer(objectPointer),
-                                                          UnsafeMutableRawPointer(selectorPointer)]
-                values.append(contentsOf: extra.prefix(argumentCount - 2))
+                values[0] = UnsafeMutableRawPointer(objectPointer)
+                values[1] = UnsafeMutableRawPointer(selectorPointer)
+                for (i, argument) in arguments.enumerated() { values[2 + i] = argument }
                 var result: UInt64 = 0
-                values.withUnsafeMutableBufferPointer { buffer in
-                    ffi_call(cif, imp, &result, buffer.baseAddress)
-                }
+                ffi_call(cif, imp, &result, values)
             }
         }
     }

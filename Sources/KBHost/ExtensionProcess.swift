@@ -32,6 +32,10 @@ public final class ExtensionProcess {
     private var reader = FrameReader()
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private var outputTail: [UInt8] = []
+    /// The socket's SO_RCVTIMEO as last set (ms).
+    private var receiveTimeout = -1
+    /// Output is drained on failure, on request, and every few replies so a chatty keyboard never blocks.
+    private var repliesSinceDrain = 0
     private static let outputTailLimit = 16 * 1024
     /// How the process ended, once it has.
     public private(set) var termination: Sys.Termination?
@@ -139,41 +143,44 @@ public final class ExtensionProcess {
         return reply
     }
 
-    /// Waits for one whole frame from the worker.
+    /// Waits for one whole frame from the worker: a blocking receive bounded
+    /// by SO_RCVTIMEO (one system call on the fast path, no poll). The worker's
+    /// end of the socket closes when it dies, so an exit shows as end of file;
+    /// a hang shows as the timeout.
     private func receive(phase: String, deadlineMilliseconds: Int) throws(KeyboardFailure) -> WorkerMessage {
         let deadline = Sys.monotonicNanoseconds() + Int64(deadlineMilliseconds) * 1_000_000
+        var timeout = deadlineMilliseconds
+        repliesSinceDrain += 1
+        if repliesSinceDrain >= 32 { drainOutput() }
         while true {
             do {
                 if let payload = try reader.nextFrame() { return try WorkerMessage.decode(payload) }
             } catch {
                 throw end(phase: phase, .protocolViolation("\(error)"))
             }
-            let remaining = Int32(clamping: max(0, (deadline - Sys.monotonicNanoseconds() + 999_999) / 1_000_000))
-            var fds = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: output, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)]
-            let ready: Int
-            do { ready = try Sys.poll(&fds, timeoutMilliseconds: remaining) } catch {
-                throw end(phase: phase, .io("\(error)"))
+            if timeout != receiveTimeout {
+                do { try Sys.setReceiveTimeout(socket, milliseconds: timeout) } catch {
+                    throw end(phase: phase, .io("\(error)"))
+                }
+                receiveTimeout = timeout
             }
-            if ready == 0 {
+            let n: Int?
+            do {
+                n = try readBuffer.withUnsafeMutableBytes { (b) throws(SystemError) in try Sys.receive(socket, into: b) }
+            } catch {
+                throw end(phase: phase, .io("\(error)"), preferExit: true)
+            }
+            guard let n else { throw end(phase: phase, .io("the channel closed"), preferExit: true) }
+            if n == 0 {  // timed out
                 throw end(phase: phase, .deadlineExceeded(milliseconds: deadlineMilliseconds))
             }
-            if fds[1].revents != 0 { drainOutput() }
-            if fds[0].revents != 0 {
-                let n: Int?
-                do {
-                    n = try readBuffer.withUnsafeMutableBytes { (b) throws(SystemError) in try Sys.readAvailable(socket, into: b) }
-                } catch {
-                    throw end(phase: phase, .io("\(error)"), preferExit: true)
-                }
-                guard let n else { throw end(phase: phase, .io("the channel closed"), preferExit: true) }
-                readBuffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
-                continue
+            readBuffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+            // Part of a frame: wait only for what is left of the deadline.
+            let left = (deadline - Sys.monotonicNanoseconds() + 999_999) / 1_000_000
+            guard left > 0 || reader.pendingByteCount == 0 else {
+                throw end(phase: phase, .deadlineExceeded(milliseconds: deadlineMilliseconds))
             }
-            if fds[2].revents != 0 && fds[0].revents == 0 {
-                throw end(phase: phase, .io("the process ended"), preferExit: true)
-            }
+            timeout = Int(max(left, 1))
         }
     }
 
@@ -224,6 +231,7 @@ public final class ExtensionProcess {
     }
 
     private func drainOutput() {
+        repliesSinceDrain = 0
         while true {
             let n = try? readBuffer.withUnsafeMutableBytes { (b) throws(SystemError) in try Sys.readAvailable(output, into: b) }
             guard let count = n ?? nil, count > 0 else { return }

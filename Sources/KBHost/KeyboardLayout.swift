@@ -33,15 +33,29 @@ public struct KeyboardLayout: Hashable, Sendable {
     }
 
     public var display: String
-    public var rows: [[Key]]
+    public private(set) var rows: [[Key]]
+    /// Every name a key answers to (see `key(named:)`), computed once per layout.
+    private var names: [String: KeyNaming.Position] = [:]
 
     public init(display: String = "", rows: [[Key]] = []) {
         self.display = display
         self.rows = rows
+        names = KeyboardLayout.index(rows)
+    }
+
+    public static func == (a: KeyboardLayout, b: KeyboardLayout) -> Bool { a.display == b.display && a.rows == b.rows }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(display)
+        hasher.combine(rows)
+    }
+
+    private static func index(_ rows: [[Key]]) -> [String: KeyNaming.Position] {
+        KeyNaming.index(rows, label: \.label, identifier: \.identifier, role: { KeyRole($0.role) })
     }
 
     init(_ wire: WireLayout) {
         display = wire.display
+        names = KeyNaming.index(wire.rows, label: \.label, identifier: \.identifier, role: \.role)
         rows = wire.rows.enumerated().map { r, row in
             row.enumerated().map { c, k in
                 Key(identifier: k.identifier, label: k.label, role: Key.Role(k.role), width: k.width, action: k.action,
@@ -55,8 +69,7 @@ public struct KeyboardLayout: Hashable, Sendable {
     /// "return", "delete", "shift", "globe" name roles; "id:NAME" an identifier;
     /// anything else is a label.
     public func key(named name: String) -> Key? {
-        KeyNaming.find(name, in: rows, label: \.label, identifier: \.identifier, role: { KeyRole($0.role) })
-            .map { rows[$0.row][$0.column] }
+        names[name].map { rows[$0.row][$0.column] }
     }
 
     /// Every key's label, row by row (for messages and the terminal view).

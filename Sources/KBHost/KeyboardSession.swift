@@ -62,6 +62,9 @@ public final class KeyboardSession {
     private var factsChanged = false
     private var mirror = DocumentWindow()
     private var mirrorStart = 0
+    /// How much of the document lies after the window when it was cut; the
+    /// keyboard's edits happen inside the window, so this stays put while the mirror is faithful.
+    private var mirrorTail = 0
     private var windowStale = false
     /// A freshly cut window the worker has not been sent yet.
     private var pendingWindow = false
@@ -224,6 +227,7 @@ public final class KeyboardSession {
         let cut = DocumentWindow.cut(from: document.buffer, limit: windowLimit)
         mirror = cut.window
         mirrorStart = cut.start
+        mirrorTail = document.buffer.utf16Count - cut.start - cut.window.buffer.utf16Count
         windowStale = false
         pendingWindow = true
     }
@@ -256,20 +260,20 @@ public final class KeyboardSession {
         if dismiss { onDismiss?() }
     }
 
-    /// Whether the worker's mirror is still a faithful window of the document
-    /// (it drifts only at its edges, or when it grows or shrinks too far).
+    /// Whether the worker's mirror is still a faithful window of the document.
+    /// Both sides apply the same edits with the same code, so the texts can only
+    /// part where an edit reached past the window's edge; that always shows in
+    /// the selection, the marked range or the length after the window. The
+    /// window is also recut when it grows or shrinks too far.
     private func mirrorMatchesDocument() -> Bool {
         let doc = document.buffer, m = mirror.buffer
         let end = mirrorStart + m.utf16Count
-        guard end <= doc.utf16Count,
-              m.selection.location + mirrorStart == doc.selection.location, m.selection.length == doc.selection.length,
-              m.markedRange.map({ UTF16Range(location: $0.location + mirrorStart, length: $0.length) }) == doc.markedRange,
-              mirror.truncatedBefore == (mirrorStart > 0), mirror.truncatedAfter == (end < doc.utf16Count),
-              !(mirrorStart > 0 && m.selection.location < windowLimit / 4),
-              !(end < doc.utf16Count && m.utf16Count - m.selection.end < windowLimit / 4),
-              m.utf16Count <= 4 * windowLimit else { return false }
-        let docSlice = doc.text.utf16.dropFirst(mirrorStart).prefix(m.utf16Count)
-        return docSlice.elementsEqual(m.text.utf16)
+        return doc.utf16Count - end == mirrorTail
+            && m.selection.location + mirrorStart == doc.selection.location && m.selection.length == doc.selection.length
+            && m.markedRange.map({ UTF16Range(location: $0.location + mirrorStart, length: $0.length) }) == doc.markedRange
+            && !(mirrorStart > 0 && m.selection.location < windowLimit / 4)
+            && !(mirrorTail > 0 && m.utf16Count - m.selection.end < windowLimit / 4)
+            && m.utf16Count <= 4 * windowLimit
     }
 
     private func record(_ call: Call) {

@@ -86,6 +86,27 @@ extension Sys {
         if let failure { throw failure }
     }
 
+    /// Sets SO_RCVTIMEO: a blocking receive gives up after this long.
+    public static func setReceiveTimeout(_ fd: Int32, milliseconds: Int) throws(SystemError) {
+        var tv = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
+        _ = try check("setsockopt(SO_RCVTIMEO)") {
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        }
+    }
+
+    /// One blocking receive: the byte count, 0 when SO_RCVTIMEO expired, nil at end of file.
+    public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+        while true {
+            let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+            if n > 0 { return n }
+            if n == 0 { return nil }
+            let e = Glibc.errno
+            if e == EINTR { continue }
+            if e == EAGAIN || e == EWOULDBLOCK { return 0 }
+            throw SystemError("recv", errno: e)
+        }
+    }
+
     /// Ignores SIGPIPE for this process: writes to a dead peer then fail with EPIPE.
     public static func ignoreSIGPIPE() { signal(SIGPIPE, SIG_IGN) }
 }

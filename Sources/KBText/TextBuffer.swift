@@ -29,16 +29,17 @@ public struct TextBuffer: Hashable, Sendable {
     public private(set) var text: String
     public private(set) var selection: UTF16Range
     public private(set) var markedRange: UTF16Range?
+    /// The text's length in UTF-16 code units, kept up to date by every edit.
+    public private(set) var utf16Count: Int
 
     public init(text: String = "", selection: UTF16Range? = nil, markedRange: UTF16Range? = nil) {
         self.text = text
         let count = text.utf16.count
+        self.utf16Count = count
         self.selection = selection ?? UTF16Range(location: count, length: 0)
         self.markedRange = markedRange
         normalize()
     }
-
-    public var utf16Count: Int { text.utf16.count }
 
     // MARK: Reads
 
@@ -129,7 +130,9 @@ public struct TextBuffer: Hashable, Sendable {
         let upper = boundary(atOrAfter: min(max(range.end, lower), utf16Count))
         let start = index(lower), end = index(upper)
         text.replaceSubrange(start..<end, with: string)
-        let delta = string.utf16.count - (upper - lower)
+        let inserted = string.utf16.count
+        let delta = inserted - (upper - lower)
+        utf16Count += delta
         if let marked = markedRange {
             if marked.end <= lower {
                 // unaffected
@@ -138,11 +141,11 @@ public struct TextBuffer: Hashable, Sendable {
             } else {
                 // The edit is inside (or overlaps) the marked text: it grows or shrinks.
                 let newLower = min(marked.location, lower)
-                let newEnd = max(marked.end + delta, lower + string.utf16.count)
+                let newEnd = max(marked.end + delta, lower + inserted)
                 markedRange = UTF16Range(location: newLower, length: newEnd - newLower)
             }
         }
-        selection = UTF16Range(location: lower + string.utf16.count, length: 0)
+        selection = UTF16Range(location: lower + inserted, length: 0)
         normalize()
     }
 

@@ -6,6 +6,30 @@ public enum KeyNaming {
         "space": .space, "return": .return, "delete": .delete, "shift": .shift, "globe": .globe,
     ]
 
+    /// Every name a layout's keys answer to, for lookups in O(1): the same
+    /// answers as `find`, computed once per layout.
+    public static func index<Key>(_ rows: [[Key]], label: (Key) -> String, identifier: (Key) -> String,
+                                  role: (Key) -> KeyRole) -> [String: Position] {
+        var index: [String: Position] = [:]
+        for (r, row) in rows.enumerated().reversed() {
+            for (c, key) in row.enumerated().reversed() {
+                index[label(key)] = Position(row: r, column: c)
+                index["id:" + identifier(key)] = Position(row: r, column: c)
+            }
+        }
+        for (name, wanted) in roleNames {
+            if let found = find(name, in: rows, label: label, identifier: identifier, role: role), role(rows[found.row][found.column]) == wanted {
+                index[name] = Position(row: found.row, column: found.column)
+            }
+        }
+        return index
+    }
+
+    public struct Position: Hashable, Sendable {
+        public var row: Int
+        public var column: Int
+    }
+
     /// The row and column of the key a name refers to, if any.
     public static func find<Key>(_ name: String, in rows: [[Key]], label: (Key) -> String,
                                  identifier: (Key) -> String, role: (Key) -> KeyRole) -> (row: Int, column: Int)? {
