@@ -127,18 +127,19 @@ public final class ExtensionProcess {
 
     /// Sends one request and waits for its one reply. A `.failure` reply, an
     /// exit, a missed deadline or a malformed frame all end the worker and throw.
-    public func request(_ message: HostMessage, phase: String, deadlineMilliseconds: Int? = nil) throws(KeyboardFailure) -> WorkerMessage {
-        guard termination == nil else { throw end(phase: phase, .io("the extension process has already ended")) }
+    public func request(_ message: HostMessage, phase: @autoclosure () -> String,
+                        deadlineMilliseconds: Int? = nil) throws(KeyboardFailure) -> WorkerMessage {
+        guard termination == nil else { throw end(phase: phase(), .io("the extension process has already ended")) }
         var frame: [UInt8] = []
         Framing.appendFrame(message.encoded(), to: &frame)
         do {
             try Sys.sendAll(socket, frame)
         } catch {
-            throw end(phase: phase, .io("\(error)"), preferExit: true)
+            throw end(phase: phase(), .io("\(error)"), preferExit: true)
         }
         let reply = try receive(phase: phase, deadlineMilliseconds: deadlineMilliseconds ?? configuration.eventDeadlineMilliseconds)
         if case .failure(let f) = reply {
-            throw end(phase: phase, .loadFailed(f.kind, f.message))
+            throw end(phase: phase(), .loadFailed(f.kind, f.message))
         }
         return reply
     }
@@ -147,7 +148,7 @@ public final class ExtensionProcess {
     /// by SO_RCVTIMEO (one system call on the fast path, no poll). The worker's
     /// end of the socket closes when it dies, so an exit shows as end of file;
     /// a hang shows as the timeout.
-    private func receive(phase: String, deadlineMilliseconds: Int) throws(KeyboardFailure) -> WorkerMessage {
+    private func receive(phase: () -> String, deadlineMilliseconds: Int) throws(KeyboardFailure) -> WorkerMessage {
         let deadline = Sys.monotonicNanoseconds() + Int64(deadlineMilliseconds) * 1_000_000
         var timeout = deadlineMilliseconds
         repliesSinceDrain += 1
@@ -156,11 +157,11 @@ public final class ExtensionProcess {
             do {
                 if let payload = try reader.nextFrame() { return try WorkerMessage.decode(payload) }
             } catch {
-                throw end(phase: phase, .protocolViolation("\(error)"))
+                throw end(phase: phase(), .protocolViolation("\(error)"))
             }
             if timeout != receiveTimeout {
                 do { try Sys.setReceiveTimeout(socket, milliseconds: timeout) } catch {
-                    throw end(phase: phase, .io("\(error)"))
+                    throw end(phase: phase(), .io("\(error)"))
                 }
                 receiveTimeout = timeout
             }
@@ -168,17 +169,17 @@ public final class ExtensionProcess {
             do {
                 n = try readBuffer.withUnsafeMutableBytes { (b) throws(SystemError) in try Sys.receive(socket, into: b) }
             } catch {
-                throw end(phase: phase, .io("\(error)"), preferExit: true)
+                throw end(phase: phase(), .io("\(error)"), preferExit: true)
             }
-            guard let n else { throw end(phase: phase, .io("the channel closed"), preferExit: true) }
+            guard let n else { throw end(phase: phase(), .io("the channel closed"), preferExit: true) }
             if n == 0 {  // timed out
-                throw end(phase: phase, .deadlineExceeded(milliseconds: deadlineMilliseconds))
+                throw end(phase: phase(), .deadlineExceeded(milliseconds: deadlineMilliseconds))
             }
             readBuffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
             // Part of a frame: wait only for what is left of the deadline.
             let left = (deadline - Sys.monotonicNanoseconds() + 999_999) / 1_000_000
             guard left > 0 || reader.pendingByteCount == 0 else {
-                throw end(phase: phase, .deadlineExceeded(milliseconds: deadlineMilliseconds))
+                throw end(phase: phase(), .deadlineExceeded(milliseconds: deadlineMilliseconds))
             }
             timeout = Int(max(left, 1))
         }
@@ -205,7 +206,7 @@ public final class ExtensionProcess {
 
     /// Ends the worker and builds the failure. With `preferExit`, a process
     /// that has ended by itself is reported by how it ended (signal or status).
-    private func end(phase: String, _ reason: KeyboardFailure.Reason, preferExit: Bool = false) -> KeyboardFailure {
+    private func end(phase: @autoclosure () -> String, _ reason: KeyboardFailure.Reason, preferExit: Bool = false) -> KeyboardFailure {
         var finalReason = reason
         if termination == nil {
             if preferExit {
@@ -226,7 +227,7 @@ public final class ExtensionProcess {
             }
         }
         drainOutput()
-        return KeyboardFailure(keyboardID: keyboardID, phase: phase, reason: finalReason,
+        return KeyboardFailure(keyboardID: keyboardID, phase: phase(), reason: finalReason,
                                stderrTail: String(decoding: outputTail, as: UTF8.self))
     }
 

@@ -161,7 +161,6 @@ public final class KeyboardSession {
     /// Delivers the UIControl events of a gesture (see `Gesture.steps`); events
     /// the key has no action for are not sent.
     public func perform(_ gesture: Gesture, on key: KeyboardLayout.Key) throws(KeyboardFailure) {
-        let phase = "key '\(key.label)'"
         let start = clockNanoseconds
         let plan = gesture.steps(repeats: key.repeats, hasLongPress: key.longPressAction != nil)
         for step in plan.steps {
@@ -169,7 +168,7 @@ public final class KeyboardSession {
             guard key.action(for: step.kind) != nil else { continue }
             let event = KeyEvent(kind: step.kind, tapCount: step.tapCount, repeatCount: step.repeatCount,
                                  timestampNanoseconds: clockNanoseconds)
-            try deliver(.key(row: Int32(key.row), column: Int32(key.column), event: event), phase: phase)
+            try deliver(.key(row: Int32(key.row), column: Int32(key.column), event: event), phase: "key '\(key.label)'")
         }
         clockNanoseconds = start + plan.duration
     }
@@ -205,7 +204,7 @@ public final class KeyboardSession {
 
     // MARK: Delivery
 
-    private func deliver(_ call: Call, phase: String) throws(KeyboardFailure) {
+    private func deliver(_ call: Call, phase: @autoclosure () -> String) throws(KeyboardFailure) {
         if let failure { throw failure }
         sequence += 1
         if windowStale { cutWindow() }
@@ -215,9 +214,9 @@ public final class KeyboardSession {
         factsChanged = false
         record(call)
         let reply: WorkerMessage
-        do { reply = try process.request(.deliver(delivery), phase: phase) } catch { throw fail(error) }
+        do { reply = try process.request(.deliver(delivery), phase: phase()) } catch { throw fail(error) }
         guard case .done(let seq, let effects) = reply, seq == sequence else {
-            throw fail(violation("answered call \(sequence) out of turn", phase: phase))
+            throw fail(violation("answered call \(sequence) out of turn", phase: phase()))
         }
         apply(effects)
     }

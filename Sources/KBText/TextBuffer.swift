@@ -67,19 +67,19 @@ public struct TextBuffer: Hashable, Sendable {
     public mutating func insertText(_ string: String) {
         let target = markedRange ?? selection
         markedRange = nil
-        replace(target, with: string)
+        edit(target, with: string)
     }
 
     /// deleteBackward: deletes the selection, or the grapheme cluster before the
     /// insertion point. With marked text, deletes inside the marked text only.
     public mutating func deleteBackward() {
         if !selection.isEmpty {
-            replace(selection, with: "")
+            edit(selection, with: "")
         } else {
             let lowerLimit = markedRange?.location ?? 0
             guard selection.location > lowerLimit else { return }
             let start = max(lowerLimit, boundary(before: selection.location))
-            replace(UTF16Range(location: start, length: selection.location - start), with: "")
+            edit(UTF16Range(location: start, length: selection.location - start), with: "")
         }
         if let marked = markedRange, marked.isEmpty { markedRange = nil }
     }
@@ -102,15 +102,16 @@ public struct TextBuffer: Hashable, Sendable {
     /// Setting empty marked text removes it and unmarks.
     public mutating func setMarkedText(_ string: String, selectedRange: UTF16Range) {
         let target = markedRange ?? selection
-        replace(target, with: string)
+        let start = edit(target, with: string)
         let length = string.utf16.count
         guard length > 0 else { markedRange = nil; return }
-        let marked = UTF16Range(location: target.location, length: length)
-        markedRange = marked
-        let lower = marked.location + min(max(selectedRange.location, 0), length)
-        let upper = min(lower + max(selectedRange.length, 0), marked.end)
-        selection = UTF16Range(location: boundary(atOrBefore: lower),
-                               length: boundary(atOrAfter: upper) - boundary(atOrBefore: lower))
+        // Marked text that joins the cluster before it (a lone combining mark)
+        // marks that whole cluster: no range ever splits one.
+        markedRange = UTF16Range(location: start, length: length)
+        let lower = start + min(max(selectedRange.location, 0), length)
+        let upper = min(lower + max(selectedRange.length, 0), start + length)
+        selection = UTF16Range(location: lower, length: upper - lower)
+        normalize()
     }
 
     /// unmarkText: the marked text becomes ordinary (committed) text; the
@@ -124,8 +125,21 @@ public struct TextBuffer: Hashable, Sendable {
     // MARK: Edits from outside the keyboard (the app, the user, the host)
 
     /// Replaces a range (snapped outward to cluster boundaries) and puts the
-    /// insertion point after the new text. Marked text it touches is unmarked.
+    /// insertion point after the new text. Marked text it touches is unmarked
+    /// first (committed as it is), as when an app edits under a composition.
     public mutating func replace(_ range: UTF16Range, with string: String) {
+        if let marked = markedRange, range.location <= marked.end, range.end >= marked.location {
+            markedRange = nil
+        }
+        edit(range, with: string)
+    }
+
+    /// The one primitive edit: replaces a range (snapped outward) and puts the
+    /// insertion point after the new text. Marked text it overlaps grows or
+    /// shrinks with it (the keyboard's own edits inside its composition).
+    /// Returns where the new text starts.
+    @discardableResult
+    private mutating func edit(_ range: UTF16Range, with string: String) -> Int {
         let lower = boundary(atOrBefore: min(max(range.location, 0), utf16Count))
         let upper = boundary(atOrAfter: min(max(range.end, lower), utf16Count))
         let start = index(lower), end = index(upper)
@@ -147,6 +161,7 @@ public struct TextBuffer: Hashable, Sendable {
         }
         selection = UTF16Range(location: lower + inserted, length: 0)
         normalize()
+        return lower
     }
 
     /// Selects a range (snapped outward to cluster boundaries).
@@ -208,11 +223,20 @@ public struct TextBuffer: Hashable, Sendable {
         text.utf16.index(text.utf16.startIndex, offsetBy: min(max(utf16Offset, 0), utf16Count))
     }
 
+    /// Puts the selection and the marked range back on cluster boundaries: a
+    /// caret moves to the end of a cluster it landed in (typing that joins the
+    /// next cluster leaves the caret after it, not a selection of it); a range
+    /// widens outward.
     private mutating func normalize() {
         let count = utf16Count
-        let lower = boundary(atOrBefore: min(max(selection.location, 0), count))
-        let upper = boundary(atOrAfter: min(max(selection.end, lower), count))
-        selection = UTF16Range(location: lower, length: upper - lower)
+        if selection.isEmpty {
+            let caret = boundary(atOrAfter: min(max(selection.location, 0), count))
+            selection = UTF16Range(location: caret, length: 0)
+        } else {
+            let lower = boundary(atOrBefore: min(max(selection.location, 0), count))
+            let upper = boundary(atOrAfter: min(max(selection.end, lower), count))
+            selection = UTF16Range(location: lower, length: upper - lower)
+        }
         if let marked = markedRange {
             let mLower = boundary(atOrBefore: min(max(marked.location, 0), count))
             let mUpper = boundary(atOrAfter: min(max(marked.end, mLower), count))

@@ -237,7 +237,7 @@ extension ByteReader {
         case 2: return .deleteBackward
         case 3:
             let n = try int("text position offset")
-            guard abs(n) <= Int(Int32.max) else { throw .invalidValue(field: "text position offset", reason: "\(n) is out of range") }
+            guard n.magnitude <= UInt(Int32.max) else { throw .invalidValue(field: "text position offset", reason: "\(n) is out of range") }
             return .adjustTextPosition(n)
         case 4: return .setMarkedText(try string("marked text"), selectedRange: try range("marked selected range"))
         case 5: return .unmarkText
@@ -250,7 +250,7 @@ extension ByteReader {
         let rowCount = try count("layout rows", minimumSize: 4)
         var rows: [[WireKey]] = []
         for _ in 0..<rowCount {
-            let keyCount = try count("layout keys", minimumSize: 26)
+            let keyCount = try count("layout keys", minimumSize: 22)
             var row: [WireKey] = []
             for _ in 0..<keyCount {
                 let key = WireKey(identifier: try string("key identifier"), label: try string("key label"),

@@ -1,0 +1,149 @@
+import KBText
+import KBWire
+import Testing
+
+// Sample values covering every case of every message, shared by the KBWire tests.
+
+enum Samples {
+    static let richTraits = TextInputTraits(
+        keyboardType: .asciiCapableNumberPad, returnKeyType: .continue, autocapitalization: .allCharacters,
+        autocorrection: .no, spellChecking: .yes, appearance: .light,
+        isSecureTextEntry: true, enablesReturnKeyAutomatically: true)
+
+    static let richFacts = ControllerFacts(
+        needsInputModeSwitchKey: false, hasFullAccess: true, primaryLanguage: "ja-JP",
+        documentIdentifier: "doc-7 🗒", traits: richTraits,
+        inputModes: ["com.example.calculator", "ja-JP", ""])
+
+    /// "ab👍🏽" + marked "かな", caret between か and な; text cut off before the window.
+    static let richWindow: DocumentWindow = {
+        var b = TextBuffer(text: "ab👍🏽")
+        b.setMarkedText("かな", selectedRange: UTF16Range(location: 1, length: 0))
+        return DocumentWindow(buffer: b, truncatedBefore: true, truncatedAfter: false)
+    }()
+
+    static let selectionWindow = DocumentWindow(
+        buffer: TextBuffer(text: "hello\u{0}🇯🇵 world", selection: UTF16Range(location: 2, length: 8)),
+        truncatedBefore: false, truncatedAfter: true)
+
+    static let calls: [Call] = {
+        var calls: [Call] = []
+        for l in Lifecycle.allCases { calls += [.lifecycle(l, animated: true), .lifecycle(l, animated: false)] }
+        for t in TextInputCallback.allCases { calls.append(.textInput(t)) }
+        for (i, kind) in KeyEvent.Kind.allCases.enumerated() {
+            calls.append(.key(row: Int32(i), column: -Int32(i) - 1,
+                              event: KeyEvent(kind: kind, tapCount: 2, repeatCount: Int32(i) * 3,
+                                              timestampNanoseconds: Int64(i) * 1_000_000_007 - 5)))
+        }
+        calls += [
+            .key(row: .max, column: .min, event: KeyEvent(kind: .touchUpInside, tapCount: .min, repeatCount: .max,
+                                                          timestampNanoseconds: .min)),
+            .transition(width: 375.5, height: 216), .transition(width: -0.0, height: 1e-300),
+            .transition(width: .greatestFiniteMagnitude, height: -.leastNonzeroMagnitude),
+            .memoryWarning,
+        ]
+        return calls
+    }()
+
+    static let hostMessages: [HostMessage] = {
+        var messages: [HostMessage] = [
+            .hello(protocolVersion: 1, abiVersion: 1),
+            .hello(protocolVersion: .max, abiVersion: 0),
+            .load(LoadRequest(pluginPath: "/opt/kbhost/plugins/libCalculatorKeyboard.so",
+                              className: "CalculatorViewController", facts: richFacts, window: richWindow)),
+            .load(LoadRequest(pluginPath: "", className: "", facts: ControllerFacts(), window: DocumentWindow())),
+            .shutdown,
+        ]
+        for (i, call) in calls.enumerated() {
+            messages.append(.deliver(Delivery(sequence: UInt64(i), call: call)))
+        }
+        messages += [
+            .deliver(Delivery(sequence: .max, facts: richFacts, window: richWindow, call: .memoryWarning)),
+            .deliver(Delivery(sequence: 9, facts: ControllerFacts(), call: .textInput(.textDidChange))),
+            .deliver(Delivery(sequence: 10, window: selectionWindow, call: .lifecycle(.viewWillAppear, animated: true))),
+        ]
+        return messages
+    }()
+
+    static let edits: [TextEdit] = [
+        .insertText("a👍🏽\u{0}"), .insertText(""), .deleteBackward,
+        // .adjustTextPosition(0) is one bit flip from Int.min, which the decoder must reject, not trap on.
+        .adjustTextPosition(0), .adjustTextPosition(-3), .adjustTextPosition(Int(Int32.max)), .adjustTextPosition(-Int(Int32.max)),
+        .setMarkedText("かな", selectedRange: UTF16Range(location: 1, length: 1)),
+        .setMarkedText("", selectedRange: UTF16Range(location: 0, length: 0)),
+        .unmarkText,
+    ]
+
+    static let layout = WireLayout(display: "123", rows: [
+        [
+            WireKey(identifier: "seven", label: "7", action: "insertKeyLabel:"),
+            WireKey(identifier: "shift", label: "⇧", role: .shift, width: 1.5, touchDownAction: "shift:",
+                    doubleTapAction: "capsLock:"),
+            WireKey(identifier: "del", label: "⌫", role: .delete, width: 100, action: "deleteBackward",
+                    longPressAction: "clear", repeats: true),
+        ],
+        [],
+        KeyRole.allCases.map { role in
+            WireKey(identifier: "r\(role.rawValue)", label: "role \(role.rawValue)", role: role, width: 0.25,
+                    action: role == .character ? nil : "act\(role.rawValue):", touchDownAction: "down",
+                    longPressAction: "long", doubleTapAction: "double", repeats: role == .delete)
+        },
+    ])
+
+    static let effects: [Effect] = edits.map(Effect.edit) + [
+        .setLayout(layout), .setLayout(WireLayout()), .setLayout(WireLayout(display: "", rows: [[], []])),
+        .setDisplay(""), .setDisplay("3.14159 ≈ π"),
+        .advanceToNextInputMode, .dismissKeyboard, .playInputClick,
+        .log(level: 0, message: ""), .log(level: 255, message: "plugin said: héllo\n"),
+    ]
+
+    static let workerMessages: [WorkerMessage] = {
+        var messages: [WorkerMessage] = [
+            .hello(protocolVersion: 1, abiVersion: 1, pid: 4242),
+            .hello(protocolVersion: 0, abiVersion: .max, pid: -1),
+            .loaded(LoadReply(selectors: [], effects: [])),
+            .loaded(LoadReply(selectors: [SelectorInfo(name: "viewDidLoad", types: "v16@0:8"),
+                                          SelectorInfo(name: "insertKeyLabel:", types: "v24@0:8@16"),
+                                          SelectorInfo(name: "", types: "")],
+                              effects: effects)),
+            .done(sequence: 0, effects: []),
+            .done(sequence: .max, effects: effects),
+        ]
+        for e in effects { messages.append(.done(sequence: 77, effects: [e])) }
+        for kind in WorkerFailure.Kind.allCases {
+            messages.append(.failure(WorkerFailure(kind, "kind \(kind.rawValue): libfoo.so: cannot open 😿")))
+        }
+        messages.append(.failure(WorkerFailure(.badRequest, "")))
+        return messages
+    }()
+}
+
+/// Little-endian bytes of integers, for spelling out fixtures.
+func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+func le64(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+func utf8String(_ s: String) -> [UInt8] { le32(UInt32(s.utf8.count)) + Array(s.utf8) }
+
+extension FrameReader {
+    /// Appends bytes from an array (the reader takes a raw buffer, as read(2) fills one).
+    mutating func feed(_ bytes: [UInt8]) { bytes.withUnsafeBytes { append($0) } }
+
+    /// Every whole frame available now.
+    mutating func drain() throws(WireError) -> [[UInt8]] {
+        var frames: [[UInt8]] = []
+        while let frame = try nextFrame() { frames.append(frame) }
+        return frames
+    }
+}
+
+/// A small deterministic PRNG (SplitMix64), so fuzzing is reproducible.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
