@@ -130,10 +130,8 @@ public final class ExtensionProcess {
     public func request(_ message: HostMessage, phase: @autoclosure () -> String,
                         deadlineMilliseconds: Int? = nil) throws(KeyboardFailure) -> WorkerMessage {
         guard termination == nil else { throw end(phase: phase(), .io("the extension process has already ended")) }
-        var frame: [UInt8] = []
-        Framing.appendFrame(message.encoded(), to: &frame)
         do {
-            try Sys.sendAll(socket, frame)
+            try Sys.sendAll(socket, message.encodedFrame())
         } catch {
             throw end(phase: phase(), .io("\(error)"), preferExit: true)
         }
@@ -188,9 +186,7 @@ public final class ExtensionProcess {
     /// Asks the worker to exit, then makes sure it has.
     public func shutdown() {
         guard termination == nil else { return }
-        var frame: [UInt8] = []
-        Framing.appendFrame(HostMessage.shutdown.encoded(), to: &frame)
-        _ = try? Sys.sendAll(socket, frame)
+        _ = try? Sys.sendAll(socket, HostMessage.shutdown.encodedFrame())
         var fds = [pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)]
         _ = try? Sys.poll(&fds, timeoutMilliseconds: 200)
         kill()

@@ -60,8 +60,11 @@ public final class KeyboardSession {
     private let process: ExtensionProcess
     private var facts: ControllerFacts
     private var factsChanged = false
+    /// The window last sent to the worker, kept only until it is sent.
     private var mirror = DocumentWindow()
+    /// Where the worker's window starts in the document, and how long it is now.
     private var mirrorStart = 0
+    private var mirrorLength = 0
     /// How much of the document lies after the window when it was cut; the
     /// keyboard's edits happen inside the window, so this stays put while the mirror is faithful.
     private var mirrorTail = 0
@@ -226,6 +229,7 @@ public final class KeyboardSession {
         let cut = DocumentWindow.cut(from: document.buffer, limit: windowLimit)
         mirror = cut.window
         mirrorStart = cut.start
+        mirrorLength = cut.window.buffer.utf16Count
         mirrorTail = document.buffer.utf16Count - cut.start - cut.window.buffer.utf16Count
         windowStale = false
         pendingWindow = true
@@ -236,8 +240,9 @@ public final class KeyboardSession {
         for effect in effects {
             switch effect {
             case .edit(let edit):
+                let before = document.buffer.utf16Count
                 edit.apply(to: &document.buffer)
-                edit.apply(to: &mirror.buffer)
+                mirrorLength += document.buffer.utf16Count - before
             case .setLayout(let wire):
                 layout = KeyboardLayout(wire)
             case .setDisplay(let text):
@@ -259,20 +264,22 @@ public final class KeyboardSession {
         if dismiss { onDismiss?() }
     }
 
-    /// Whether the worker's mirror is still a faithful window of the document.
-    /// Both sides apply the same edits with the same code, so the texts can only
-    /// part where an edit reached past the window's edge; that always shows in
-    /// the selection, the marked range or the length after the window. The
-    /// window is also recut when it grows or shrinks too far.
+    /// Whether the worker's window is still a faithful view of the document.
+    /// Both sides apply the same edits with the same code, so they can only part
+    /// where an edit reached past the window's edge (deleting before its start,
+    /// moving beyond it), and that always leaves the selection or the marked
+    /// text outside the window as the host counts it. The window is also recut
+    /// when the insertion point nears an edge with more text beyond, or it grows
+    /// too long. No text is compared: this is on every key's path.
     private func mirrorMatchesDocument() -> Bool {
-        let doc = document.buffer, m = mirror.buffer
-        let end = mirrorStart + m.utf16Count
-        return doc.utf16Count - end == mirrorTail
-            && m.selection.location + mirrorStart == doc.selection.location && m.selection.length == doc.selection.length
-            && m.markedRange.map({ UTF16Range(location: $0.location + mirrorStart, length: $0.length) }) == doc.markedRange
-            && !(mirrorStart > 0 && m.selection.location < windowLimit / 4)
-            && !(mirrorTail > 0 && m.utf16Count - m.selection.end < windowLimit / 4)
-            && m.utf16Count <= 4 * windowLimit
+        let doc = document.buffer
+        let end = mirrorStart + mirrorLength
+        func inside(_ r: UTF16Range) -> Bool { r.location >= mirrorStart && r.end <= end }
+        return mirrorLength >= 0 && doc.utf16Count - end == mirrorTail
+            && inside(doc.selection) && (doc.markedRange.map(inside) ?? true)
+            && !(mirrorStart > 0 && doc.selection.location - mirrorStart < windowLimit / 4)
+            && !(mirrorTail > 0 && end - doc.selection.end < windowLimit / 4)
+            && mirrorLength <= 4 * windowLimit
     }
 
     private func record(_ call: Call) {

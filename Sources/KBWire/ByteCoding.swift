@@ -7,6 +7,23 @@ public struct ByteWriter: Sendable {
 
     public init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
 
+    /// A writer for one frame: room for the length header, filled in by `frame()`.
+    public static func forFrame(capacity: Int = 64) -> ByteWriter {
+        var w = ByteWriter(capacity: capacity)
+        w.bytes.append(contentsOf: [0, 0, 0, 0])
+        return w
+    }
+
+    /// The bytes with the frame header (the payload's length) filled in.
+    public mutating func frame() -> [UInt8] {
+        let n = UInt32(bytes.count - Framing.headerSize)
+        bytes[0] = UInt8(truncatingIfNeeded: n)
+        bytes[1] = UInt8(truncatingIfNeeded: n >> 8)
+        bytes[2] = UInt8(truncatingIfNeeded: n >> 16)
+        bytes[3] = UInt8(truncatingIfNeeded: n >> 24)
+        return bytes
+    }
+
     public mutating func u8(_ v: UInt8) { bytes.append(v) }
     public mutating func bool(_ v: Bool) { bytes.append(v ? 1 : 0) }
     public mutating func u32(_ v: UInt32) {

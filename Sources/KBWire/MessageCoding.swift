@@ -4,8 +4,21 @@ import KBText
 // gets a new tag and a protocol version bump. Tests pin the bytes.
 
 extension HostMessage {
+    /// The message without framing.
     public func encoded() -> [UInt8] {
         var w = ByteWriter()
+        write(to: &w)
+        return w.bytes
+    }
+
+    /// The message as one frame, ready to send (one buffer, no copy).
+    public func encodedFrame() -> [UInt8] {
+        var w = ByteWriter.forFrame()
+        write(to: &w)
+        return w.frame()
+    }
+
+    private func write(to w: inout ByteWriter) {
         switch self {
         case .hello(let p, let a):
             w.u8(1); w.u32(p); w.u32(a)
@@ -19,7 +32,6 @@ extension HostMessage {
         case .shutdown:
             w.u8(4)
         }
-        return w.bytes
     }
 
     public static func decode(_ bytes: [UInt8]) throws(WireError) -> HostMessage {
@@ -44,8 +56,21 @@ extension HostMessage {
 }
 
 extension WorkerMessage {
+    /// The message without framing.
     public func encoded() -> [UInt8] {
         var w = ByteWriter()
+        write(to: &w)
+        return w.bytes
+    }
+
+    /// The message as one frame, ready to send (one buffer, no copy).
+    public func encodedFrame() -> [UInt8] {
+        var w = ByteWriter.forFrame()
+        write(to: &w)
+        return w.frame()
+    }
+
+    private func write(to w: inout ByteWriter) {
         switch self {
         case .hello(let p, let a, let pid):
             w.u8(1); w.u32(p); w.u32(a); w.i32(pid)
@@ -59,7 +84,6 @@ extension WorkerMessage {
         case .failure(let f):
             w.u8(4); w.u8(f.kind.rawValue); w.string(f.message)
         }
-        return w.bytes
     }
 
     public static func decode(_ bytes: [UInt8]) throws(WireError) -> WorkerMessage {

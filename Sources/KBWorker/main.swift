@@ -77,10 +77,8 @@ struct Channel {
     }
 
     func send(_ message: WorkerMessage) {
-        var frame: [UInt8] = []
-        Framing.appendFrame(message.encoded(), to: &frame)
         do {
-            try Sys.sendAll(channelFD, frame)
+            try Sys.sendAll(channelFD, message.encodedFrame())
         } catch {
             fail("writing to the host: \(error)")
         }
