@@ -3,7 +3,12 @@ import KBText
 // The binary form of every message. Tags are fixed forever; a new message
 // gets a new tag and a protocol version bump. Tests pin the bytes.
 
-extension HostMessage {
+/// What both directions' messages share: one way to write them, framed or not.
+public protocol WireMessage {
+    func write(to writer: inout ByteWriter)
+}
+
+extension WireMessage {
     /// The message without framing.
     public func encoded() -> [UInt8] {
         var w = ByteWriter()
@@ -17,8 +22,10 @@ extension HostMessage {
         write(to: &w)
         return w.frame()
     }
+}
 
-    private func write(to w: inout ByteWriter) {
+extension HostMessage: WireMessage {
+    public func write(to w: inout ByteWriter) {
         switch self {
         case .hello(let p, let a):
             w.u8(1); w.u32(p); w.u32(a)
@@ -55,22 +62,8 @@ extension HostMessage {
     }
 }
 
-extension WorkerMessage {
-    /// The message without framing.
-    public func encoded() -> [UInt8] {
-        var w = ByteWriter()
-        write(to: &w)
-        return w.bytes
-    }
-
-    /// The message as one frame, ready to send (one buffer, no copy).
-    public func encodedFrame() -> [UInt8] {
-        var w = ByteWriter.forFrame()
-        write(to: &w)
-        return w.frame()
-    }
-
-    private func write(to w: inout ByteWriter) {
+extension WorkerMessage: WireMessage {
+    public func write(to w: inout ByteWriter) {
         switch self {
         case .hello(let p, let a, let pid):
             w.u8(1); w.u32(p); w.u32(a); w.i32(pid)
