@@ -15,9 +15,20 @@ public enum Spawn {
 
     /// Starts `path` with `arguments` (argv[0] included) and `environment`.
     /// stdin is /dev/null unless mapped. Signals are reset to their defaults
-    /// and unblocked in the child.
+    /// and unblocked in the child. Runs on the process's spawner thread, so a
+    /// child's PR_SET_PDEATHSIG means "the host process died", whichever
+    /// thread asked for the spawn.
     public static func spawn(path: String, arguments: [String], environment: [String],
                              files: [FileMapping]) throws(SystemError) -> pid_t {
+        try SpawnerThread.shared.run {
+            Result { () throws(SystemError) -> pid_t in
+                try spawnOnThisThread(path: path, arguments: arguments, environment: environment, files: files)
+            }
+        }.get()
+    }
+
+    private static func spawnOnThisThread(path: String, arguments: [String], environment: [String],
+                                          files: [FileMapping]) throws(SystemError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
