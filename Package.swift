@@ -103,3 +103,16 @@ for target in package.targets where !cTargets.contains(target.name) {
         .enableUpcomingFeature("MemberImportVisibility"),
     ]
 }
+
+// The extension process stays lean: what it links loads into every keyboard's
+// process and counts against its budget. Its modules, the SDK and the sample
+// keyboards import neither Swift concurrency nor string processing (regex), so
+// those runtimes are not loaded (a keyboard that uses them pays for them).
+let workerModules: Set<String> = ["KBText", "KBWire", "KBSystem", "KBExtensionRuntime", "KBWorker",
+                                  "KeyboardSDK", "Calculator", "CalculatorKeyboard", "Science", "ScienceKeyboard"]
+for target in package.targets where workerModules.contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .unsafeFlags(["-Xfrontend", "-disable-implicit-concurrency-module-import",
+                      "-Xfrontend", "-disable-implicit-string-processing-module-import"]),
+    ]
+}

@@ -90,7 +90,7 @@ struct Worker {
     var channel = Channel()
     let runtime = ExtensionRuntime()
 
-    mutating func run() {
+    mutating func run() -> Never {
         guard case .hello(let p, let a)? = channel.receive() else { fail("no handshake from the host") }
         guard p == WireVersion.protocolVersion, a == WireVersion.abiVersion else {
             finish(WorkerFailure(.handshake, "host speaks protocol \(p) / ABI \(a); this worker speaks protocol \(WireVersion.protocolVersion) / ABI \(WireVersion.abiVersion)"))
@@ -119,7 +119,10 @@ struct Worker {
     }
 }
 
-let options = WorkerOptions(CommandLine.arguments)
-applyLimits(options)
-var worker = Worker()
-worker.run()
+func main() -> Never {
+    applyLimits(WorkerOptions(CommandLine.arguments))
+    var worker = Worker()
+    worker.run()
+}
+
+main()
