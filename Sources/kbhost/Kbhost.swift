@@ -12,13 +12,18 @@ struct Kbhost: ParsableCommand {
             Keyboards are plugins (shared libraries) described by Info.plist manifests. \
             kbhost loads each into its own extension process and types into a document it owns.
             """,
-        subcommands: [TypeCommand.self, Demo.self])
+        subcommands: [List.self, Current.self, Enable.self, Disable.self, Order.self, SetCurrent.self, Next.self,
+                      Access.self, Reset.self, TypeCommand.self, Demo.self])
 
     /// Exit statuses scripts can rely on.
     enum Exit {
         static let keyboardNotFound: Int32 = 3
         static let keyboardFailed: Int32 = 4
         static let noSuchKey: Int32 = 5
+        static let notEnabled: Int32 = 6
+        static let refused: Int32 = 7
+        static let badSettings: Int32 = 8
+        static let badKeyboards: Int32 = 9
     }
 }
 

@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import KBHost
+import KBText
+
+/// What every input-manager command needs: where kbhost is, the settings, the keyboards.
+struct Context {
+    let installation: Installation
+    let store: SettingsStore
+    let registry: KeyboardRegistry
+
+    static func make() throws -> Context {
+        let installation = Installation.current()
+        let store = SettingsStore(directory: SettingsStore.defaultDirectory())
+        do {
+            let registry = try KeyboardRegistry.discover(installation: installation, home: store.directory)
+            for problem in registry.problems {
+                FileHandle.standardError.write(Data("kbhost: warning: skipped \(problem)\n".utf8))
+            }
+            return Context(installation: installation, store: store, registry: registry)
+        } catch {
+            throw exitWithError(error.description, status: Kbhost.Exit.badKeyboards)
+        }
+    }
+
+    func settings() throws -> KeyboardSettings {
+        do { return try store.load() } catch { throw exitWithError(error.description, status: Kbhost.Exit.badSettings) }
+    }
+
+    /// Changes the settings under the lock; errors become clear messages and exit codes.
+    @discardableResult
+    func update(_ change: (inout KeyboardSettings) throws -> Void) throws -> KeyboardSettings {
+        do {
+            return try store.update(change)
+        } catch let error as SettingsError {
+            throw exitWithError(error.description, status: Kbhost.Exit.badSettings)
+        } catch let error as CommandFailure {
+            throw exitWithError(error.message, status: error.status)
+        }
+    }
+
+    func entry(_ id: String) throws -> KeyboardEntry {
+        do { return try registry.require(id) } catch {
+            throw CommandFailure(error.description, status: Kbhost.Exit.keyboardNotFound)
+        }
+    }
+
+    func name(_ id: String) -> String { registry.entry(id)?.manifest.displayName ?? id }
+}
+
+/// A refusal with the exit status it deserves.
+struct CommandFailure: Error {
+    let message: String
+    let status: Int32
+    init(_ message: String, status: Int32) {
+        self.message = message
+        self.status = status
+    }
+}
+
+/// The field a command acts for (`next` skips keyboards that may not serve it).
+struct FieldOptions: ParsableArguments {
+    @Option(help: "The field's keyboard type (default, asciiCapable, url, emailAddress, numberPad, phonePad, …).")
+    var keyboardType: String = "default"
+
+    @Flag(help: "The field is a secure text field (passwords): only the system keyboard may serve it.")
+    var secure = false
+
+    @Flag(help: "The app refuses third-party keyboards.")
+    var noThirdParty = false
+
+    func validate() throws {
+        guard KeyboardTypeName.parse(keyboardType) != nil else {
+            throw ValidationError("unknown keyboard type '\(keyboardType)'; one of: \(KeyboardTypeName.all.joined(separator: ", "))")
+        }
+    }
+
+    var field: FieldContext {
+        var context = FieldContext()
+        context.traits.keyboardType = KeyboardTypeName.parse(keyboardType) ?? .default
+        context.traits.isSecureTextEntry = secure
+        context.allowsThirdPartyKeyboards = !noThirdParty
+        return context
+    }
+}
+
+func printJSON(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}

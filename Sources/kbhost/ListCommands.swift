@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import KBHost
+
+/// One keyboard as `list` and `current` show it.
+struct KeyboardRow: Encodable {
+    var identifier: String
+    var name: String
+    var primaryLanguage: String
+    var asciiCapable: Bool
+    var rightToLeft: Bool
+    var openAccessRequested: Bool
+    var openAccessGranted: Bool
+    var enabledPosition: Int?
+    var current: Bool
+    var source: String
+
+    init(_ entry: KeyboardEntry, settings: KeyboardSettings) {
+        identifier = entry.identifier
+        name = entry.manifest.displayName
+        primaryLanguage = entry.manifest.primaryLanguage
+        asciiCapable = entry.manifest.isASCIICapable
+        rightToLeft = entry.manifest.prefersRightToLeft
+        openAccessRequested = entry.manifest.requestsOpenAccess
+        openAccessGranted = entry.manifest.requestsOpenAccess && settings.fullAccess.contains(entry.identifier)
+        enabledPosition = settings.enabled.firstIndex(of: entry.identifier).map { $0 + 1 }
+        current = settings.current == entry.identifier
+        source = entry.source
+    }
+}
+
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the enabled keyboards in order (with --all, every keyboard kbhost knows).",
+        discussion: "* marks the current keyboard; # is the position in the enabled list (the globe key's order).")
+
+    @Flag(help: "Every known keyboard, enabled or not.") var all = false
+    @Flag(help: "Print JSON for scripts.") var json = false
+
+    func run() throws {
+        let context = try Context.make()
+        let settings = try context.settings()
+        var rows = settings.enabled.compactMap { id in context.registry.entry(id).map { KeyboardRow($0, settings: settings) } }
+        if all {
+            rows += context.registry.keyboards.filter { !settings.enabled.contains($0.identifier) }
+                .map { KeyboardRow($0, settings: settings) }
+        }
+        if json { return try printJSON(rows) }
+        print(ListTable.render(rows))
+    }
+}
+
+enum ListTable {
+    /// The human table: fixed columns, widths from the content.
+    static func render(_ rows: [KeyboardRow]) -> String {
+        let header = ["", "#", "IDENTIFIER", "NAME", "LANGUAGE", "ASCII", "RTL", "OPEN ACCESS"]
+        let body = rows.map { row -> [String] in
+            let access = !row.openAccessRequested ? "-" : (row.openAccessGranted ? "granted" : "requested")
+            return [row.current ? "*" : "", row.enabledPosition.map(String.init) ?? "-", row.identifier, row.name,
+                    row.primaryLanguage, row.asciiCapable ? "yes" : "no", row.rightToLeft ? "yes" : "no", access]
+        }
+        let table = [header] + body
+        let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
+        // Columns are padded to their widest cell; the last one is not.
+        return table.map { row in
+            row.enumerated().map { i, cell in
+                i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+            }.joined(separator: " ")
+        }.joined(separator: "\n")
+    }
+}
+
+struct Current: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the current keyboard's name.")
+    @Flag(help: "Print JSON for scripts.") var json = false
+
+    func run() throws {
+        let context = try Context.make()
+        let settings = try context.settings()
+        guard let entry = context.registry.entry(settings.current) else {
+            throw exitWithError("the current keyboard \(settings.current) is not installed any more", status: Kbhost.Exit.keyboardNotFound)
+        }
+        if json { return try printJSON(KeyboardRow(entry, settings: settings)) }
+        print(entry.manifest.displayName)
+    }
+}

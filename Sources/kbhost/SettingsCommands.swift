@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import KBHost
+
+struct Enable: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Enable keyboards (added at the end of the globe key's order).")
+    @Argument(help: "Keyboard identifiers.") var identifiers: [String]
+
+    func run() throws {
+        let context = try Context.make()
+        for id in identifiers { _ = try report { try context.entry(id) } }
+        try context.update { settings in
+            for id in identifiers where !settings.enabled.contains(id) { settings.enabled.append(id) }
+        }
+    }
+}
+
+struct Disable: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Disable keyboards. The system keyboard cannot be disabled while it is the only one enabled.")
+    @Argument(help: "Keyboard identifiers.") var identifiers: [String]
+
+    func run() throws {
+        let context = try Context.make()
+        try context.update { settings in
+            for id in identifiers {
+                guard settings.enabled.contains(id) else {
+                    throw CommandFailure("\(id) is not enabled", status: Kbhost.Exit.notEnabled)
+                }
+                if settings.enabled == [id] {
+                    throw CommandFailure("\(context.name(id)) is the only enabled keyboard; enable another one first",
+                                         status: Kbhost.Exit.refused)
+                }
+                if settings.current == id {
+                    settings.current = InputModes.next(settings, registry: context.registry, field: FieldContext())
+                }
+                settings.enabled.removeAll { $0 == id }
+            }
+        }
+    }
+}
+
+struct Order: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Put enabled keyboards first, in the order given; the others keep their order after them.")
+    @Argument(help: "Enabled keyboard identifiers.") var identifiers: [String]
+
+    func run() throws {
+        let context = try Context.make()
+        try context.update { settings in
+            for id in identifiers where !settings.enabled.contains(id) {
+                throw CommandFailure("\(id) is not enabled; enable it first", status: Kbhost.Exit.notEnabled)
+            }
+            settings.enabled = identifiers + settings.enabled.filter { !identifiers.contains($0) }
+        }
+    }
+}
+
+struct SetCurrent: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "set", abstract: "Make an enabled keyboard the current one (the input mode list).")
+    @Argument(help: "An enabled keyboard's identifier.") var identifier: String
+
+    func run() throws {
+        let context = try Context.make()
+        _ = try report { try context.entry(identifier) }
+        try context.update { settings in
+            guard settings.enabled.contains(identifier) else {
+                throw CommandFailure("\(identifier) is not enabled; enable it first", status: Kbhost.Exit.notEnabled)
+            }
+            settings.current = identifier
+        }
+        print(context.name(identifier))
+    }
+}
+
+struct Next: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Switch to the next enabled keyboard (the globe key) and print its name.",
+        discussion: "Keyboards that may not serve the field are skipped; the system keyboard serves when none may.")
+    @OptionGroup var field: FieldOptions
+    @Flag(help: "Print JSON for scripts.") var json = false
+
+    func run() throws {
+        let context = try Context.make()
+        let settings = try context.update { settings in
+            settings.current = InputModes.next(settings, registry: context.registry, field: field.field)
+        }
+        if json, let entry = context.registry.entry(settings.current) {
+            return try printJSON(KeyboardRow(entry, settings: settings))
+        }
+        print(context.name(settings.current))
+    }
+}
+
+struct Access: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Grant or revoke full (open) access; only for keyboards whose manifest requests it.")
+    @Argument(help: "A keyboard identifier.") var identifier: String
+    @Argument(help: "on or off.") var state: String
+
+    func validate() throws {
+        guard state == "on" || state == "off" else { throw ValidationError("access takes 'on' or 'off', not '\(state)'") }
+    }
+
+    func run() throws {
+        let context = try Context.make()
+        let entry = try report { try context.entry(identifier) }
+        guard entry.manifest.requestsOpenAccess else {
+            throw exitWithError("\(entry.manifest.displayName) does not request open access (RequestsOpenAccess in \(entry.manifest.path))",
+                                status: Kbhost.Exit.refused)
+        }
+        try context.update { settings in
+            settings.fullAccess.removeAll { $0 == identifier }
+            if state == "on" { settings.fullAccess.append(identifier) }
+        }
+    }
+}
+
+struct Reset: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Back to the system keyboard alone, with no full-access grants (like Android's `ime reset`).",
+        discussion: "This is also the way out of a corrupt settings file: it replaces it.")
+
+    func run() throws {
+        let store = SettingsStore(directory: SettingsStore.defaultDirectory())
+        do { try store.replace(with: .fresh) } catch {
+            throw exitWithError("\(error)", status: Kbhost.Exit.badSettings)
+        }
+    }
+}
+
+/// Turns a CommandFailure into its message and exit status.
+func report<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch let failure as CommandFailure {
+        throw exitWithError(failure.message, status: failure.status)
+    }
+}

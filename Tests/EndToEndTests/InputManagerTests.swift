@@ -1,0 +1,171 @@
+import Foundation
+import KBHost
+import Testing
+
+/// A throwaway world for the CLI: its own KBHOST_HOME, and fixture keyboards
+/// in place of the bundled ones.
+struct World {
+    let root: String
+    var home: String { root + "/home" }
+    var manifests: String { root + "/manifests" }
+
+    init() throws {
+        root = NSTemporaryDirectory() + "kbhost-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: root + "/manifests", withIntermediateDirectories: true)
+    }
+
+    /// Adds a keyboard bundle (Info.plist and an empty stand-in library).
+    func addKeyboard(_ id: String, name: String, language: String = "en-US", ascii: Bool = true, rtl: Bool = false,
+                     openAccess: Bool = false, folder: String? = nil) throws {
+        let bundle = (folder ?? manifests) + "/" + id
+        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: bundle + "/libKeyboard.so", contents: Data())
+        let plist: [String: Any] = [
+            "CFBundleIdentifier": id, "CFBundleDisplayName": name, "CFBundleExecutable": "libKeyboard.so",
+            "NSExtension": ["NSExtensionPointIdentifier": "com.apple.keyboard-service",
+                            "NSExtensionPrincipalClass": "KeyboardViewController",
+                            "NSExtensionAttributes": ["PrimaryLanguage": language, "IsASCIICapable": ascii,
+                                                      "PrefersRightToLeft": rtl, "RequestsOpenAccess": openAccess]],
+        ]
+        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+        try data.write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
+    }
+
+    func kbhost(_ arguments: String...) throws -> (status: Int32, out: String, err: String) {
+        try run(arguments)
+    }
+
+    func run(_ arguments: [String], extraEnvironment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Fixtures.installation.productsDirectory + "/kbhost")
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["KBHOST_HOME"] = home
+        env["KBHOST_MANIFESTS"] = manifests
+        env["KBHOST_KEYBOARDS"] = nil
+        for (k, v) in extraEnvironment { env[k] = v }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+
+    func standardKeyboards() throws {
+        try addKeyboard("dev.example.Alpha", name: "Alpha")
+        try addKeyboard("dev.example.Beta", name: "Beta", language: "ja-JP", ascii: false, openAccess: true)
+        try addKeyboard("dev.example.Gamma", name: "Gamma", language: "ar-SA", rtl: true)
+    }
+}
+
+@Suite("Input manager CLI")
+struct InputManagerTests {
+    @Test func goldenListOfFreshSettings() throws {
+        let w = try World()
+        try w.standardKeyboards()
+        let r = try w.kbhost("list", "--all")
+        #expect(r.status == 0)
+        #expect(r.out == """
+              # IDENTIFIER        NAME   LANGUAGE ASCII RTL OPEN ACCESS
+            * 1 dev.kbhost.System System en-US    yes   no  -
+              - dev.example.Alpha Alpha  en-US    yes   no  -
+              - dev.example.Beta  Beta   ja-JP    no    no  requested
+              - dev.example.Gamma Gamma  ar-SA    yes   yes -
+
+            """)
+    }
+
+    @Test func goldenEnableNextCurrent() throws {
+        let w = try World()
+        try w.standardKeyboards()
+        #expect(try w.kbhost("enable", "dev.example.Alpha", "dev.example.Beta").status == 0)
+        #expect(try w.kbhost("access", "dev.example.Beta", "on").status == 0)
+        #expect(try w.kbhost("next").out == "Alpha\n")
+        #expect(try w.kbhost("next").out == "Beta\n")
+        #expect(try w.kbhost("current").out == "Beta\n")
+        #expect(try w.kbhost("list").out == """
+              # IDENTIFIER        NAME   LANGUAGE ASCII RTL OPEN ACCESS
+              1 dev.kbhost.System System en-US    yes   no  -
+              2 dev.example.Alpha Alpha  en-US    yes   no  -
+            * 3 dev.example.Beta  Beta   ja-JP    no    no  granted
+
+            """)
+        #expect(try w.kbhost("next").out == "System\n")
+    }
+
+    @Test func bundledSampleKeyboardsCycleAsTheIssueSays() throws {
+        let w = try World()
+        let r = try w.run(["enable", "dev.kbhost.Calculator", "dev.kbhost.Science"],
+                          extraEnvironment: ["KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!])
+        #expect(r.status == 0, "\(r.err)")
+        var names: [String] = []
+        for _ in 0..<3 {
+            names.append(try w.run(["next"], extraEnvironment: ["KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!]).out)
+        }
+        #expect(names == ["Calculator\n", "Science\n", "System\n"])
+    }
+
+    @Test func eligibilitySkipsKeyboardsThatMayNotServeTheField() throws {
+        let w = try World()
+        try w.standardKeyboards()
+        _ = try w.kbhost("enable", "dev.example.Beta", "dev.example.Alpha")
+        // ASCII-only field: Beta (not ASCII-capable) is skipped.
+        #expect(try w.kbhost("next", "--keyboard-type", "url").out == "Alpha\n")
+        #expect(try w.kbhost("next", "--keyboard-type", "emailAddress").out == "System\n")
+        // Secure fields and phone pads: only the system keyboard.
+        #expect(try w.kbhost("next", "--secure").out == "System\n")
+        #expect(try w.kbhost("next", "--keyboard-type", "phonePad").out == "System\n")
+        #expect(try w.kbhost("next", "--no-third-party").out == "System\n")
+        #expect(try w.kbhost("next").out == "Beta\n")
+    }
+
+    @Test func refusalsAreClearAndChangeNothing() throws {
+        let w = try World()
+        try w.standardKeyboards()
+        let only = try w.kbhost("disable", "dev.kbhost.System")
+        #expect(only.status == 7)
+        #expect(only.err.contains("only enabled keyboard"))
+        let access = try w.kbhost("access", "dev.example.Alpha", "on")
+        #expect(access.status == 7)
+        #expect(access.err.contains("does not request open access"))
+        let unknown = try w.kbhost("enable", "dev.example.Nope")
+        #expect(unknown.status == 3)
+        #expect(unknown.err.contains("dev.example.Alpha"))
+        let notEnabled = try w.kbhost("set", "dev.example.Gamma")
+        #expect(notEnabled.status == 6)
+        #expect(try w.kbhost("current").out == "System\n")
+    }
+
+    @Test func duplicateIdentifiersNameBothPaths() throws {
+        let w = try World()
+        try w.addKeyboard("dev.example.Twin", name: "One")
+        let other = w.root + "/more"
+        try w.addKeyboard("dev.example.Twin", name: "Two", folder: other)
+        let r = try w.run(["list"], extraEnvironment: ["KBHOST_KEYBOARDS": other])
+        #expect(r.status == 9)
+        #expect(r.err.contains(w.manifests + "/dev.example.Twin/Info.plist"))
+        #expect(r.err.contains(other + "/dev.example.Twin/Info.plist"))
+    }
+
+    @Test func corruptAndFutureSettingsAreErrorsAndNeverReplaced() throws {
+        let w = try World()
+        try w.standardKeyboards()
+        _ = try w.kbhost("enable", "dev.example.Alpha")
+        let path = w.home + "/settings.json"
+        try Data("{\"version\": 99, \"enabled\": []}".utf8).write(to: URL(fileURLWithPath: path))
+        let future = try w.kbhost("enable", "dev.example.Gamma")
+        #expect(future.status == 8)
+        #expect(future.err.contains("format version 99"))
+        try Data("not json".utf8).write(to: URL(fileURLWithPath: path))
+        let corrupt = try w.kbhost("next")
+        #expect(corrupt.status == 8)
+        #expect(corrupt.err.contains("corrupt"))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "not json", "left as it was")
+        #expect(try w.kbhost("reset").status == 0)
+        #expect(try w.kbhost("current").out == "System\n")
+    }
+}
