@@ -13,7 +13,7 @@ struct Kbhost: ParsableCommand {
             kbhost loads each into its own extension process and types into a document it owns.
             """,
         subcommands: [List.self, Current.self, Enable.self, Disable.self, Order.self, SetCurrent.self, Next.self,
-                      Access.self, Reset.self, TypeCommand.self, Demo.self])
+                      Access.self, Reset.self, Validate.self, Install.self, TypeCommand.self, Demo.self])
 
     /// Exit statuses scripts can rely on.
     enum Exit {
@@ -24,6 +24,7 @@ struct Kbhost: ParsableCommand {
         static let refused: Int32 = 7
         static let badSettings: Int32 = 8
         static let badKeyboards: Int32 = 9
+        static let invalid: Int32 = 10
     }
 }
 

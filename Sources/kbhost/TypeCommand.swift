@@ -40,10 +40,12 @@ struct TypeCommand: ParsableCommand {
 
     func run() throws {
         Sys.ignoreSIGPIPE()
-        let installation = Installation.current()
-        let loadable: LoadableKeyboard
-        do { loadable = try installation.keyboard(keyboard) } catch {
-            throw exitWithError("\(error)", status: Kbhost.Exit.keyboardNotFound)
+        let context = try Context.make()
+        let installation = context.installation
+        let entry = try report { try context.entry(keyboard) }
+        guard let loadable = entry.loadable else {
+            throw exitWithError("\(entry.manifest.displayName) is built into kbhost and has no plugin to type through",
+                                status: Kbhost.Exit.refused)
         }
         var traits = TextInputTraits()
         traits.keyboardType = KeyboardTypeName.parse(keyboardType) ?? .default

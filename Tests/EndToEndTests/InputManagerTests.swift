@@ -169,3 +169,59 @@ struct InputManagerTests {
         #expect(try w.kbhost("current").out == "System\n")
     }
 }
+
+@Suite("validate and install")
+struct BundleCommandTests {
+    /// A real bundle: a manifest and a copy of a built plugin.
+    func makeBundle(in w: World, id: String, library: String, principal: String) throws -> String {
+        let bundle = w.root + "/bundles/" + id
+        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.installation.productsDirectory + "/" + library,
+                                         toPath: bundle + "/" + library)
+        let plist: [String: Any] = [
+            "CFBundleIdentifier": id, "CFBundleDisplayName": "Pad Copy", "CFBundleExecutable": library,
+            "NSExtension": ["NSExtensionPointIdentifier": "com.apple.keyboard-service",
+                            "NSExtensionPrincipalClass": principal,
+                            "NSExtensionAttributes": ["IsASCIICapable": true]],
+        ]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+            .write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
+        return bundle
+    }
+
+    @Test func installThenEnableThenTypeThroughIt() throws {
+        let w = try World()
+        let bundle = try makeBundle(in: w, id: "dev.example.PadCopy", library: "libNumberPadKeyboard.so",
+                                    principal: "NumberPadViewController")
+        let installed = try w.kbhost("install", bundle)
+        #expect(installed.status == 0, "\(installed.err)")
+        #expect(FileManager.default.fileExists(atPath: w.home + "/Keyboards/dev.example.PadCopy/Info.plist"))
+        #expect(try w.kbhost("list", "--all").out.contains("dev.example.PadCopy"))
+        #expect(try w.kbhost("enable", "dev.example.PadCopy").status == 0)
+        let typed = try w.kbhost("type", "--keyboard", "dev.example.PadCopy", "4", "2")
+        #expect(typed.out == "42\n")
+        // Installing again replaces the installed copy.
+        #expect(try w.kbhost("install", bundle).status == 0)
+    }
+
+    @Test func validateLoadsThePluginAndReportsItsErrors() throws {
+        let w = try World()
+        let good = try makeBundle(in: w, id: "dev.example.Good", library: "libNumberPadKeyboard.so",
+                                  principal: "NumberPadViewController")
+        let bad = try makeBundle(in: w, id: "dev.example.Bad", library: "libFaultKeyboards.so", principal: "BadEncoding")
+        let ok = try w.kbhost("validate", good)
+        #expect(ok.status == 0)
+        let r = try w.kbhost("validate", good, bad)
+        #expect(r.status == 10)
+        #expect(r.out.contains("selector viewDidLoad has type encoding 'v@:i', but kbhost passes 'v@:'"))
+    }
+
+    @Test func installRefusesABundleWithoutItsLibrary() throws {
+        let w = try World()
+        try w.addKeyboard("dev.example.Empty", name: "Empty", folder: w.root + "/b")
+        try FileManager.default.removeItem(atPath: w.root + "/b/dev.example.Empty/libKeyboard.so")
+        let r = try w.kbhost("install", w.root + "/b/dev.example.Empty")
+        #expect(r.status == 10)
+        #expect(r.err.contains("libKeyboard.so"))
+    }
+}

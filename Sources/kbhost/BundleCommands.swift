@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import KBHost
+
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check keyboard manifests; with the plugin built, also load it and its principal class.",
+        discussion: "Each PATH is an Info.plist or a bundle folder holding one. Exits non-zero on any error.")
+
+    @Argument(help: "Manifests or bundles.") var paths: [String]
+
+    func run() throws {
+        let installation = Installation.current()
+        var failures = 0
+        for path in paths {
+            let plist = path.hasSuffix(".plist") ? path : path + "/Info.plist"
+            let manifest: KeyboardManifest
+            do { manifest = try KeyboardManifest.load(contentsOf: plist) } catch {
+                print("✗ \(error)")
+                failures += 1
+                continue
+            }
+            guard let library = installation.resolveLibrary(for: manifest, allowProducts: true) else {
+                print("✓ \(plist): manifest of \(manifest.bundleIdentifier) is valid")
+                print("  (plugin \(manifest.executable) is not built, so its class was not checked)")
+                continue
+            }
+            do {
+                let session = try KeyboardSession(keyboard: LoadableKeyboard(manifest: manifest, libraryPath: library),
+                                                  configuration: installation.processConfiguration)
+                session.close()
+                print("✓ \(plist): \(manifest.bundleIdentifier) loads; \(manifest.principalClass) passed viewDidLoad")
+            } catch {
+                print("✗ \(plist): \(error)")
+                failures += 1
+            }
+        }
+        if failures > 0 { throw ExitCode(Kbhost.Exit.invalid) }
+    }
+}
+
+struct Install: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy a keyboard bundle (a folder with Info.plist and its library) into your keyboards.",
+        discussion: "Installed keyboards live in KBHOST_HOME/Keyboards. Enable one with `kbhost enable ID`.")
+
+    @Argument(help: "The bundle folder.") var bundle: String
+
+    func run() throws {
+        let context = try Context.make()
+        let source = (bundle as NSString).standardizingPath
+        let manifest: KeyboardManifest
+        do { manifest = try KeyboardManifest.load(contentsOf: source + "/Info.plist") } catch {
+            throw exitWithError("\(error)", status: Kbhost.Exit.invalid)
+        }
+        guard context.installation.resolveLibrary(for: manifest, allowProducts: false) != nil else {
+            throw exitWithError("\(source): the bundle has no \(manifest.executable) (CFBundleExecutable); build the plugin into it first",
+                                status: Kbhost.Exit.invalid)
+        }
+        let keyboards = context.store.directory + "/Keyboards"
+        let destination = keyboards + "/" + manifest.bundleIdentifier
+        if let existing = context.registry.entry(manifest.bundleIdentifier), existing.source != "installed" {
+            throw exitWithError("\(manifest.bundleIdentifier) is already provided by \(existing.manifest.path)",
+                                status: Kbhost.Exit.refused)
+        }
+        let fm = FileManager.default
+        let staging = keyboards + "/.staging-\(UUID().uuidString)"
+        do {
+            try fm.createDirectory(atPath: keyboards, withIntermediateDirectories: true)
+            try fm.copyItem(atPath: source, toPath: staging)
+            if fm.fileExists(atPath: destination) {
+                // Replace the installed copy: the old one is moved aside first and removed last.
+                let old = keyboards + "/.old-\(UUID().uuidString)"
+                try fm.moveItem(atPath: destination, toPath: old)
+                try fm.moveItem(atPath: staging, toPath: destination)
+                try? fm.removeItem(atPath: old)
+            } else {
+                try fm.moveItem(atPath: staging, toPath: destination)
+            }
+        } catch {
+            try? fm.removeItem(atPath: staging)
+            throw exitWithError("installing \(source): \(error.localizedDescription)", status: Kbhost.Exit.refused)
+        }
+        print("installed \(manifest.displayName) (\(manifest.bundleIdentifier)) in \(destination)")
+    }
+}
