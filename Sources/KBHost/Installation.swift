@@ -53,12 +53,9 @@ public struct Installation: Sendable {
     /// Finds a manifest's library: inside its bundle, or (for bundled
     /// samples) among the build products.
     public func resolveLibrary(for manifest: KeyboardManifest, allowProducts: Bool) -> String? {
-        let inBundle = (manifest.bundleDirectory as NSString).appendingPathComponent(manifest.executable)
-        let standardized = (inBundle as NSString).standardizingPath
-        if standardized.hasPrefix((manifest.bundleDirectory as NSString).standardizingPath + "/"),
-           FileManager.default.fileExists(atPath: standardized) {
-            return standardized
-        }
+        // The manifest refuses absolute paths and "..", so this stays inside the bundle.
+        let inBundle = manifest.bundleDirectory + "/" + manifest.executable
+        if Sys.fileExists(inBundle) { return inBundle }
         if allowProducts {
             let product = (productsDirectory as NSString).appendingPathComponent(manifest.executable)
             if FileManager.default.fileExists(atPath: product) { return product }

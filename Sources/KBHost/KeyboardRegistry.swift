@@ -1,5 +1,17 @@
 import Foundation
 
+/// Slots filled from many threads, each slot by exactly one.
+final class ParallelResults<T>: @unchecked Sendable {
+    private var storage: [T?]
+    private let lock = NSLock()
+    init(count: Int) { storage = Array(repeating: nil, count: count) }
+    subscript(i: Int) -> T? {
+        get { lock.withLock { storage[i] } }
+        set { lock.withLock { storage[i] = newValue } }
+    }
+    var values: [T?] { lock.withLock { storage } }
+}
+
 /// The built-in system keyboard: always present, the fallback for fields no
 /// other keyboard may serve, and the only one in fresh settings.
 public enum SystemKeyboard {
@@ -69,29 +81,16 @@ public struct KeyboardRegistry: Sendable {
     /// Finds every keyboard for an installation and a settings folder.
     public static func discover(installation: Installation, home: String,
                                 environment: [String: String] = ProcessInfo.processInfo.environment) throws(RegistryError) -> KeyboardRegistry {
-        var entries: [KeyboardEntry] = []
-        var problems: [String] = []
+        // First the manifests to read, in a stable order; then read them on every core.
+        var candidates: [(plist: String, source: String, allowProducts: Bool)] = []
         func scan(_ folder: String, source: String, allowProducts: Bool) {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
             for name in names.sorted() {
                 let path = (folder as NSString).appendingPathComponent(name)
-                let plist: String
                 if name.hasSuffix(".plist") {
-                    plist = path
+                    candidates.append((path, source, allowProducts))
                 } else if FileManager.default.fileExists(atPath: path + "/Info.plist") {
-                    plist = path + "/Info.plist"
-                } else {
-                    continue
-                }
-                do {
-                    let manifest = try KeyboardManifest.load(contentsOf: plist)
-                    guard let library = installation.resolveLibrary(for: manifest, allowProducts: allowProducts) else {
-                        problems.append("\(plist): CFBundleExecutable \(manifest.executable) was not found in its bundle")
-                        continue
-                    }
-                    entries.append(KeyboardEntry(manifest: manifest, libraryPath: library, source: source))
-                } catch {
-                    problems.append(error.description)
+                    candidates.append((path + "/Info.plist", source, allowProducts))
                 }
             }
         }
@@ -100,6 +99,29 @@ public struct KeyboardRegistry: Sendable {
             scan(String(folder), source: String(folder), allowProducts: false)
         }
         scan(home + "/Keyboards", source: "installed", allowProducts: false)
+
+        let toRead = candidates
+        let results = ParallelResults<Result<KeyboardEntry, ManifestError>>(count: toRead.count)
+        DispatchQueue.concurrentPerform(iterations: toRead.count) { i in
+            let c = toRead[i]
+            results[i] = Result { () throws(ManifestError) -> KeyboardEntry in
+                let manifest = try KeyboardManifest.load(contentsOf: c.plist)
+                guard let library = installation.resolveLibrary(for: manifest, allowProducts: c.allowProducts) else {
+                    throw ManifestError(file: c.plist, keyPath: "CFBundleExecutable",
+                                        problem: "names \(manifest.executable), which is not in the bundle")
+                }
+                return KeyboardEntry(manifest: manifest, libraryPath: library, source: c.source)
+            }
+        }
+        var entries: [KeyboardEntry] = []
+        var problems: [String] = []
+        for result in results.values {
+            switch result {
+            case .success(let entry)?: entries.append(entry)
+            case .failure(let error)?: problems.append(error.description)
+            case nil: break
+            }
+        }
         return try KeyboardRegistry(keyboards: entries, problems: problems)
     }
 }
