@@ -66,3 +66,12 @@ int kbs_spawn_addclosefrom(posix_spawn_file_actions_t *actions, int from) {
 
 char **kbs_environ(void) { return environ; }
 int kbs_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+#include <sys/socket.h>
+int kbs_peer_uid(int fd, uid_t *uid) {
+    struct ucred cred;
+    socklen_t length = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) != 0) return -1;
+    *uid = cred.uid;
+    return 0;
+}

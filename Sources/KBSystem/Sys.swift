@@ -23,7 +23,7 @@ public enum Sys {
     }
 
     @inline(__always)
-    static func check<T: FixedWidthInteger>(_ name: String, _ body: () -> T) throws(SystemError) -> T {
+    public static func check<T: FixedWidthInteger>(_ name: String, _ body: () -> T) throws(SystemError) -> T {
         while true {
             let r = body()
             if r >= 0 { return r }

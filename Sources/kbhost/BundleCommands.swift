@@ -16,22 +16,22 @@ struct Validate: ParsableCommand {
             let plist = path.hasSuffix(".plist") ? path : path + "/Info.plist"
             let manifest: KeyboardManifest
             do { manifest = try KeyboardManifest.load(contentsOf: plist) } catch {
-                print("✗ \(error)")
+                Console.out("✗ \(error)")
                 failures += 1
                 continue
             }
             guard let library = installation.resolveLibrary(for: manifest, allowProducts: true) else {
-                print("✓ \(plist): manifest of \(manifest.bundleIdentifier) is valid")
-                print("  (plugin \(manifest.executable) is not built, so its class was not checked)")
+                Console.out("✓ \(plist): manifest of \(manifest.bundleIdentifier) is valid")
+                Console.out("  (plugin \(manifest.executable) is not built, so its class was not checked)")
                 continue
             }
             do {
                 let session = try KeyboardSession(keyboard: LoadableKeyboard(manifest: manifest, libraryPath: library),
                                                   configuration: installation.processConfiguration)
                 session.close()
-                print("✓ \(plist): \(manifest.bundleIdentifier) loads; \(manifest.principalClass) passed viewDidLoad")
+                Console.out("✓ \(plist): \(manifest.bundleIdentifier) loads; \(manifest.principalClass) passed viewDidLoad")
             } catch {
-                print("✗ \(plist): \(error)")
+                Console.out("✗ \(plist): \(error)")
                 failures += 1
             }
         }
@@ -81,6 +81,6 @@ struct Install: ParsableCommand {
             try? fm.removeItem(atPath: staging)
             throw exitWithError("installing \(source): \(error.localizedDescription)", status: Kbhost.Exit.refused)
         }
-        print("installed \(manifest.displayName) (\(manifest.bundleIdentifier)) in \(destination)")
+        Console.out("installed \(manifest.displayName) (\(manifest.bundleIdentifier)) in \(destination)")
     }
 }

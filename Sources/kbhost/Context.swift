@@ -87,5 +87,5 @@ struct FieldOptions: ParsableArguments {
 func printJSON(_ value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    Console.out(String(decoding: try encoder.encode(value), as: UTF8.self))
 }

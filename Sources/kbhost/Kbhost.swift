@@ -5,6 +5,19 @@ import KBSystem
 
 @main
 struct Kbhost: ParsableCommand {
+    /// Commands a running daemon carries out (as fcitx5-remote and `ibus engine` talk to theirs).
+    static let daemonCommands: Swift.Set<String> = ["list", "current", "enable", "disable", "order", "set", "next", "access", "reset"]
+
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let command = arguments.first, daemonCommands.contains(command),
+           ProcessInfo.processInfo.environment["KBHOST_NO_DAEMON"] == nil,
+           let status = DaemonClient.forward(arguments) {
+            Foundation.exit(status)
+        }
+        main(arguments)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "kbhost",
         abstract: "Run third-party keyboards the way iOS runs keyboard extensions: each in its own process.",
@@ -13,7 +26,7 @@ struct Kbhost: ParsableCommand {
             kbhost loads each into its own extension process and types into a document it owns.
             """,
         subcommands: [List.self, Current.self, Enable.self, Disable.self, Order.self, SetCurrent.self, Next.self,
-                      Access.self, Reset.self, Validate.self, Install.self, TypeCommand.self, Demo.self])
+                      Access.self, Reset.self, Validate.self, Install.self, TypeCommand.self, Serve.self, Attach.self, Demo.self])
 
     /// Exit statuses scripts can rely on.
     enum Exit {
@@ -30,6 +43,22 @@ struct Kbhost: ParsableCommand {
 
 /// Prints an error as "kbhost: error: …" on stderr and exits with a status.
 func exitWithError(_ message: String, status: Int32) -> ExitCode {
-    FileHandle.standardError.write(Data("kbhost: error: \(message)\n".utf8))
+    Console.err("kbhost: error: \(message)")
     return ExitCode(status)
+}
+
+/// Where commands write. In the daemon, a command's output is captured and
+/// sent back to the client that asked (requests are handled one at a time).
+enum Console {
+    nonisolated(unsafe) static var captured: (out: String, err: String)?
+
+    static func out(_ line: String) {
+        if captured != nil { captured!.out += line + "\n" } else { print(line) }
+    }
+
+    static func err(_ line: String) {
+        if captured != nil { captured!.err += line + "\n" } else {
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+    }
 }

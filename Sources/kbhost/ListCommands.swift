@@ -46,7 +46,7 @@ struct List: ParsableCommand {
                 .map { KeyboardRow($0, settings: settings) }
         }
         if json { return try printJSON(rows) }
-        print(ListTable.render(rows))
+        Console.out(ListTable.render(rows))
     }
 }
 
@@ -81,6 +81,6 @@ struct Current: ParsableCommand {
             throw exitWithError("the current keyboard \(settings.current) is not installed any more", status: Kbhost.Exit.keyboardNotFound)
         }
         if json { return try printJSON(KeyboardRow(entry, settings: settings)) }
-        print(entry.manifest.displayName)
+        Console.out(entry.manifest.displayName)
     }
 }

@@ -69,7 +69,7 @@ struct SetCurrent: ParsableCommand {
             }
             settings.current = identifier
         }
-        print(context.name(identifier))
+        Console.out(context.name(identifier))
     }
 }
 
@@ -88,7 +88,7 @@ struct Next: ParsableCommand {
         if json, let entry = context.registry.entry(settings.current) {
             return try printJSON(KeyboardRow(entry, settings: settings))
         }
-        print(context.name(settings.current))
+        Console.out(context.name(settings.current))
     }
 }
 

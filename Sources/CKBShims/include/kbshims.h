@@ -26,5 +26,7 @@ int kbs_set_default_thread_stack(size_t bytes);
 int kbs_spawn_addclosefrom(posix_spawn_file_actions_t *actions, int from);
 char **kbs_environ(void);
 int kbs_pipe_cloexec(int fds[2]);
+/* The uid of the peer of a Unix socket (SO_PEERCRED); 0 on success. */
+int kbs_peer_uid(int fd, uid_t *uid);
 
 #endif

@@ -1,0 +1,237 @@
+import ArgumentParser
+import Foundation
+import Glibc
+import KBHost
+import KBSystem
+import KBText
+
+struct Attach: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A text field in the terminal, typed into through the current keyboard.",
+        discussion: """
+            Typed characters tap the keys with those labels; Backspace, Enter and Space tap delete, \
+            return and space; ←/→ move the cursor (the keyboard gets its selection callbacks); \
+            Ctrl-G is the globe key (the next enabled keyboard); Esc or Ctrl-C quits. \
+            With `kbhost serve` running, a `kbhost next` anywhere switches this session at once.
+            """)
+
+    @OptionGroup var field: FieldOptions
+    @Option(help: "Text the field starts with.") var text = ""
+
+    func run() throws {
+        guard Terminal.isTerminal(0), Terminal.isTerminal(1) else {
+            throw exitWithError("attach needs a terminal (stdin and stdout); for scripts use `kbhost type`", status: Kbhost.Exit.refused)
+        }
+        Sys.ignoreSIGPIPE()
+        let session = try AttachSession(context: try Context.make(), field: field.field, text: text)
+        do { try Terminal.enterRawMode() } catch { throw exitWithError("\(error)", status: Kbhost.Exit.refused) }
+        defer { Terminal.restore() }
+        session.loop()
+    }
+}
+
+/// The terminal text field: one document, the current keyboard's session (or
+/// the built-in system keyboard), a globe key, and the daemon's news.
+final class AttachSession {
+    let context: Context
+    let field: FieldContext
+    var document: TextDocument
+    var sessions: [String: KeyboardSession] = [:]
+    var currentID: String
+    var status = ""
+    var subscription: LineChannel?
+    var running = true
+
+    init(context: Context, field: FieldContext, text: String) throws {
+        self.context = context
+        self.field = field
+        document = TextDocument(text: text, traits: field.traits)
+        let settings = try context.settings()
+        currentID = InputModes.active(settings, registry: context.registry, field: field)
+        subscription = DaemonClient.subscribe()
+        activate(currentID)
+    }
+
+    var active: KeyboardSession? { sessions[currentID] }
+
+    /// Shows a keyboard: the plugin's session (started or reused), or the system keyboard.
+    func activate(_ id: String) {
+        if let old = active, old.keyboard.identifier != id {
+            try? old.disappear()
+            document = old.document
+        }
+        currentID = id
+        guard let entry = context.registry.entry(id), let loadable = entry.loadable else { return }
+        do {
+            let settings = try context.settings()
+            let session: KeyboardSession
+            if let existing = sessions[id], existing.failure == nil {
+                session = existing
+                let doc = document
+                try session.editDocument { $0 = doc }
+            } else {
+                session = try KeyboardSession(keyboard: loadable, document: document,
+                                              configuration: context.installation.processConfiguration,
+                                              needsInputModeSwitchKey: InputModes.needsInputModeSwitchKey(settings, deviceDrawsGlobeKey: false),
+                                              hasFullAccess: settings.fullAccess.contains(id), inputModes: settings.enabled)
+                session.onAdvanceToNextInputMode = { [weak self] in self?.globe() }
+                sessions[id] = session
+            }
+            try session.appear()
+        } catch {
+            fellBack(from: id, because: "\(error)")
+        }
+    }
+
+    /// A keyboard failed: what it committed stays; the system keyboard takes over.
+    func fellBack(from id: String, because reason: String) {
+        if let failed = sessions[id] { document = failed.document }
+        sessions[id] = nil
+        currentID = SystemKeyboard.identifier
+        status = "⚠ \(reason.split(separator: "\n").first ?? "") — switched to the system keyboard"
+    }
+
+    /// The globe key: the next enabled keyboard (through the daemon when one runs).
+    func globe() {
+        if subscription != nil, DaemonClient.forward(["next", "--keyboard-type", String(describing: field.traits.keyboardType)]
+                                                    + (field.traits.isSecureTextEntry ? ["--secure"] : [])) != nil {
+            return  // the daemon tells every attached session, this one included
+        }
+        do {
+            let settings = try context.store.update { settings in
+                settings.current = InputModes.next(settings, registry: context.registry, field: field)
+            }
+            activate(settings.current)
+        } catch {
+            status = "⚠ \(error)"
+        }
+    }
+
+    func loop() {
+        render()
+        var input = [UInt8](repeating: 0, count: 64)
+        while running {
+            var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)]
+            if let s = subscription { fds.append(pollfd(fd: s.fd, events: Int16(POLLIN), revents: 0)) }
+            guard (try? Sys.poll(&fds, timeoutMilliseconds: 1000)) != nil else { continue }
+            if fds.count > 1, fds[1].revents != 0 { daemonNews() }
+            if fds[0].revents != 0 {
+                let n = input.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+                if n <= 0 { break }
+                handle(Array(input[..<n]))
+            }
+            render()
+        }
+        for session in sessions.values { session.close() }
+    }
+
+    func daemonNews() {
+        guard var channel = subscription, let line = try? channel.receive(),
+              let event = try? JSONDecoder().decode(DaemonReply.self, from: Data(line.utf8)) else {
+            subscription = nil
+            status = "the daemon went away; the globe key now works on the settings directly"
+            return
+        }
+        subscription = channel
+        if event.event == "current", let id = event.identifier {
+            let allowed = context.registry.entry(id).map { InputModes.ineligibility(of: $0, for: field) == nil } ?? false
+            activate(allowed ? id : SystemKeyboard.identifier)
+        }
+    }
+
+    func handle(_ bytes: [UInt8]) {
+        status = ""
+        switch bytes {
+        case [27], [3], [4]: running = false
+        case [7]: globe()
+        case [27, 91, 68]: moveCursor(-1)
+        case [27, 91, 67]: moveCursor(1)
+        case [127], [8]: tap("delete")
+        case [13], [10]: tap("return")
+        case [32]: tap("space")
+        default:
+            guard bytes.first.map({ $0 >= 32 }) == true else { return }
+            for character in String(decoding: bytes, as: UTF8.self) { tap(String(character)) }
+        }
+    }
+
+    func tap(_ name: String) {
+        guard let session = active else {
+            // The built-in system keyboard types straight into the document.
+            switch name {
+            case "delete": document.buffer.deleteBackward()
+            case "return": document.buffer.insertText("\n")
+            case "space": document.buffer.insertText(" ")
+            default: document.buffer.insertText(name)
+            }
+            return
+        }
+        do {
+            try session.tap(name)
+        } catch {
+            if case .noSuchKey = error { status = "no key '\(name)' on \(session.keyboard.manifest.displayName)" }
+            else { fellBack(from: currentID, because: error.description) }
+        }
+    }
+
+    func moveCursor(_ by: Int) {
+        guard let session = active else { return document.buffer.moveInsertionPoint(byCharacters: by) }
+        do { try session.editDocument { $0.buffer.moveInsertionPoint(byCharacters: by) } } catch {
+            fellBack(from: currentID, because: "\(error)")
+        }
+    }
+
+    var currentDocument: TextDocument { active?.document ?? document }
+
+    func render() {
+        let doc = currentDocument.buffer
+        let entry = context.registry.entry(currentID)
+        let name = entry?.manifest.displayName ?? currentID
+        let language = entry?.manifest.primaryLanguage ?? ""
+        var lines: [String] = []
+        var header = "kbhost attach — \(name) (\(currentID), \(language))"
+        if let session = active, let memory = ProcMemory.read(pid: session.pid) {
+            let mib = Double(memory.privateDirtyBytes + memory.swapBytes) / 1_048_576
+            header += String(format: " · pid %d · %.1f MiB of 48 MiB", session.pid, mib)
+        }
+        lines.append(header)
+        let rule = String(repeating: "─", count: min(Terminal.width(), 100))
+        lines.append(rule)
+        lines.append(" " + AttachSession.show(doc))
+        lines.append(rule)
+        if let session = active {
+            if !session.layout.display.isEmpty { lines.append(" display: \(session.layout.display)") }
+            for row in session.layout.rows {
+                lines.append(" " + row.map { "[\($0.label)]" }.joined(separator: " "))
+            }
+        } else {
+            lines.append(" System keyboard: type freely")
+        }
+        lines.append(" [🌐 Ctrl-G]")
+        lines.append(rule)
+        lines.append(" type to tap keys · Backspace/Enter/Space · ←/→ move · Ctrl-G next keyboard · Esc quits")
+        if !status.isEmpty { lines.append(" " + status) }
+        let screen = "\u{1B}[H\u{1B}[2J" + lines.joined(separator: "\n") + "\n"
+        FileHandle.standardOutput.write(Data(screen.utf8))
+    }
+
+    /// The document with the caret (│), the selection in reverse video and
+    /// marked text underlined.
+    static func show(_ b: TextBuffer) -> String {
+        var out = ""
+        var offset = 0
+        let caret = b.selection.isEmpty ? b.selection.location : -1
+        for character in b.text {
+            if offset == caret { out += "\u{1B}[1m│\u{1B}[22m" }
+            let inSelection = !b.selection.isEmpty && offset >= b.selection.location && offset < b.selection.end
+            let inMarked = b.markedRange.map { offset >= $0.location && offset < $0.end } ?? false
+            var shown = character == "\n" ? "⏎" : String(character)
+            if inMarked { shown = "\u{1B}[4m" + shown + "\u{1B}[24m" }
+            if inSelection { shown = "\u{1B}[7m" + shown + "\u{1B}[27m" }
+            out += shown
+            offset += character.utf16.count
+        }
+        if offset == caret { out += "\u{1B}[1m│\u{1B}[22m" }
+        return out
+    }
+}
