@@ -75,3 +75,15 @@ int kbs_peer_uid(int fd, uid_t *uid) {
     *uid = cred.uid;
     return 0;
 }
+
+#include <stdlib.h>
+#include <string.h>
+int kbs_open_pty(char *slave_path, size_t length) {
+    int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (master < 0) return -1;
+    if (grantpt(master) != 0 || unlockpt(master) != 0 || ptsname_r(master, slave_path, length) != 0) {
+        close(master);
+        return -1;
+    }
+    return master;
+}

@@ -118,6 +118,16 @@ extension Sys {
         }
     }
 
+    /// Unblocks SIGINT, SIGTERM, SIGHUP and SIGQUIT for the calling thread. A
+    /// parent may hand down a mask that blocks them (Foundation's Process from
+    /// a test runner does), which would make a daemon impossible to stop.
+    public static func unblockTerminationSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for s in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&set, s) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
     /// Ignores SIGPIPE for this process: writes to a dead peer then fail with EPIPE.
     public static func ignoreSIGPIPE() { signal(SIGPIPE, SIG_IGN) }
 }

@@ -1,3 +1,4 @@
+import CKBShims
 import Glibc
 
 /// Raw mode for a terminal, restored on every way out: normal return, exit(),
@@ -35,6 +36,14 @@ public enum Terminal {
         let show = "\u{1B}[?25h\u{1B}[0m\r\n"
         _ = show.withCString { write(1, $0, strlen($0)) }
         saved = nil
+    }
+
+    /// A new pseudo-terminal: its master fd and the path of its slave side.
+    public static func openPseudoTerminal() throws(SystemError) -> (master: Int32, slavePath: String) {
+        var path = [CChar](repeating: 0, count: 128)
+        let master = kbs_open_pty(&path, path.count)
+        guard master >= 0 else { throw SystemError("posix_openpt", errno: errno) }
+        return (master, String(decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
     /// The terminal's columns (80 if unknown).

@@ -9,6 +9,7 @@ struct Kbhost: ParsableCommand {
     static let daemonCommands: Swift.Set<String> = ["list", "current", "enable", "disable", "order", "set", "next", "access", "reset"]
 
     static func main() {
+        Sys.unblockTerminationSignals()
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let command = arguments.first, daemonCommands.contains(command),
            ProcessInfo.processInfo.environment["KBHOST_NO_DAEMON"] == nil,

@@ -4,7 +4,7 @@ import Testing
 
 /// A throwaway world for the CLI: its own KBHOST_HOME, and fixture keyboards
 /// in place of the bundled ones.
-struct World {
+final class World {
     let root: String
     var home: String { root + "/home" }
     var manifests: String { root + "/manifests" }
@@ -13,6 +13,8 @@ struct World {
         root = NSTemporaryDirectory() + "kbhost-test-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: root + "/manifests", withIntermediateDirectories: true)
     }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
 
     /// Adds a keyboard bundle (Info.plist and an empty stand-in library).
     func addKeyboard(_ id: String, name: String, language: String = "en-US", ascii: Bool = true, rtl: Bool = false,

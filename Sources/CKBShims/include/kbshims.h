@@ -28,5 +28,7 @@ char **kbs_environ(void);
 int kbs_pipe_cloexec(int fds[2]);
 /* The uid of the peer of a Unix socket (SO_PEERCRED); 0 on success. */
 int kbs_peer_uid(int fd, uid_t *uid);
+/* A new pseudo-terminal: returns the master fd and writes the slave's path; -1 on failure. */
+int kbs_open_pty(char *slave_path, size_t length);
 
 #endif

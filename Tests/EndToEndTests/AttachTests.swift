@@ -1,0 +1,125 @@
+import Foundation
+import Glibc
+import KBHost
+import KBSystem
+import Testing
+
+/// `kbhost attach` in a real pseudo-terminal.
+final class PseudoTerminalSession {
+    let master: Int32
+    let process = Process()
+    private(set) var screen = ""
+
+    init(arguments: [String], environment: [String: String]) throws {
+        let pty = try Terminal.openPseudoTerminal()
+        master = pty.master
+        let name = pty.slavePath
+        var size = winsize(ws_row: 30, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+        let slave = open(name, O_RDWR | O_NOCTTY)
+        guard slave >= 0 else { throw POSIXError(.EIO) }
+        let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
+        process.executableURL = URL(fileURLWithPath: Fixtures.installation.productsDirectory + "/kbhost")
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardInput = handle
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        close(master)
+    }
+
+    func type(_ text: String) { _ = text.withCString { write(master, $0, strlen($0)) } }
+    func press(_ bytes: [UInt8]) { _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) } }
+
+    /// Reads the terminal until `text` has appeared since the last wait, or a timeout.
+    @discardableResult
+    func waitFor(_ text: String, seconds: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        var fresh = ""
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while Date() < deadline {
+            let n = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
+            if n > 0 {
+                let chunk = String(decoding: buffer[..<n], as: UTF8.self)
+                fresh += chunk
+                screen += chunk
+                if fresh.contains(text) { return true }
+            } else {
+                usleep(10_000)
+            }
+        }
+        return false
+    }
+}
+
+@Suite("kbhost attach in a pseudo-terminal", .serialized)
+struct AttachTests {
+    static let caret = "\u{1B}[1m│"
+
+    @Test func typesThroughAKeyboardMovesTheCursorAndSwitchesWithTheGlobeKey() throws {
+        let w = try World()
+        let env = ["KBHOST_HOME": w.home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!,
+                   "KBHOST_RUNTIME_DIR": w.root + "/run"]
+        _ = try w.run(["enable", "dev.kbhost.NumberPad", "dev.kbhost.Calculator"], extraEnvironment: env)
+        _ = try w.run(["set", "dev.kbhost.NumberPad"], extraEnvironment: env)
+        let t = try PseudoTerminalSession(arguments: ["attach"], environment: env)
+        #expect(t.waitFor("Number Pad (dev.kbhost.NumberPad"))
+        t.type("123")
+        #expect(t.waitFor("123" + Self.caret))
+        t.press([127])  // Backspace taps the delete key
+        #expect(t.waitFor("12" + Self.caret))
+        t.press([27, 91, 68])  // ← moves the cursor
+        #expect(t.waitFor("1" + Self.caret))
+        t.type("9")
+        #expect(t.waitFor("19" + Self.caret))
+        t.press([7])  // Ctrl-G: the globe key
+        #expect(t.waitFor("Calculator (dev.kbhost.Calculator"))
+        t.type("7+8=")
+        #expect(t.waitFor("1915" + Self.caret), "the calculator's result lands in the same document")
+        t.press([27])
+        t.process.waitUntilExit()
+        #expect(t.process.terminationStatus == 0)
+        #expect(t.waitFor("\u{1B}[?25h\u{1B}[0m", seconds: 3), "the terminal is restored on the way out")
+        #expect(try w.run(["current"], extraEnvironment: env).out == "Calculator\n", "the globe key changed the settings")
+    }
+
+    @Test func aNextThroughTheDaemonReachesTheAttachedSessionAtOnce() throws {
+        let w = try World()
+        let env = ["KBHOST_HOME": w.home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!,
+                   "KBHOST_RUNTIME_DIR": w.root + "/run"]
+        _ = try w.run(["enable", "dev.kbhost.NumberPad"], extraEnvironment: env)
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: Fixtures.installation.productsDirectory + "/kbhost")
+        daemon.arguments = ["serve"]
+        daemon.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        defer { daemon.terminate(); daemon.waitUntilExit() }
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: w.root + "/run/control") && waited < 500 { usleep(10_000); waited += 1 }
+
+        let t = try PseudoTerminalSession(arguments: ["attach"], environment: env)
+        #expect(t.waitFor("System (dev.kbhost.System"))
+        let r = try w.run(["next"], extraEnvironment: env)
+        #expect(r.out == "Number Pad\n")
+        #expect(t.waitFor("Number Pad (dev.kbhost.NumberPad"), "pushed by the daemon, no key pressed")
+        t.type("42")
+        #expect(t.waitFor("42" + Self.caret))
+        t.press([3])  // Ctrl-C quits too
+        t.process.waitUntilExit()
+        #expect(t.process.terminationStatus == 0)
+    }
+
+    @Test func attachWithoutATerminalIsAClearError() throws {
+        let w = try World()
+        let r = try w.kbhost("attach")
+        #expect(r.status == 7)
+        #expect(r.err.contains("needs a terminal"))
+    }
+}
