@@ -166,8 +166,11 @@ final class AttachSession {
             }
             return
         }
+        // Characters a terminal can type, for keys labelled with their typographic forms.
+        let aliases = ["-": "−", "*": "×", "/": "÷"]
+        let target = session.layout.key(named: name) == nil ? (aliases[name] ?? name) : name
         do {
-            try session.tap(name)
+            try session.tap(target)
         } catch {
             if case .noSuchKey = error { status = "no key '\(name)' on \(session.keyboard.manifest.displayName)" }
             else { fellBack(from: currentID, because: error.description) }

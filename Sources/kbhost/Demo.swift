@@ -6,7 +6,12 @@ import KBText
 
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "A scripted tour of the bundled sample keyboards, each in its own extension process. No setup.")
+        abstract: "The bundled sample keyboards, each in its own extension process, with temporary settings. No setup.",
+        discussion: """
+            In a terminal it opens `kbhost attach` with the samples enabled (Ctrl-G cycles, Esc quits);             without one, or with --tour, it plays a short scripted tour and prints what happened.
+            """)
+
+    @Flag(help: "Play the scripted tour even in a terminal.") var tour = false
 
     struct Stop {
         var keyboard: String
@@ -25,6 +30,7 @@ struct Demo: ParsableCommand {
 
     func run() throws {
         Sys.ignoreSIGPIPE()
+        if !tour && Terminal.isTerminal(0) && Terminal.isTerminal(1) { return try interactive() }
         let installation = Installation.current()
         print("kbhost demo: each keyboard runs in its own extension process (host pid \(getpid())).\n")
         var failures = 0
@@ -37,6 +43,21 @@ struct Demo: ParsableCommand {
             }
         }
         if failures > 0 { throw ExitCode(Kbhost.Exit.keyboardFailed) }
+    }
+
+    /// attach on the samples, with settings in a temporary folder that is removed afterwards.
+    func interactive() throws {
+        let home = NSTemporaryDirectory() + "kbhost-demo-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        setenv("KBHOST_HOME", home, 1)
+        setenv("KBHOST_RUNTIME_DIR", home + "/run", 1)
+        let store = SettingsStore(directory: home)
+        try store.update { settings in
+            settings.enabled = Demo.tour.map(\.keyboard) + [SystemKeyboard.identifier]
+            settings.current = Demo.tour[0].keyboard
+        }
+        var attach = try Attach.parse([])
+        try attach.run()
     }
 
     func play(_ stop: Stop, installation: Installation) throws {
