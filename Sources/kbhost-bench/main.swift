@@ -157,6 +157,17 @@ func run() throws {
                       targetKiB: privateDirtyTargetKiB)
     json["memory"] = memJSON
 
+    // 4. A `next` reaching an attached session through the daemon.
+    out.progress("daemon: next → attached session …")
+    let daemon = try DaemonFigures.measure(kbhost: installation.productsDirectory + "/kbhost", requests: 200, commands: 30)
+    out.line()
+    out.line("4. next through kbhost serve until an attached (subscribed) session has the event")
+    out.line(String(format: "   request on the control socket: p50 %.3f ms, p99 %.3f ms (%d requests)",
+                    ms(daemon.socket.p50), ms(daemon.socket.percentile(99)), daemon.socket.count))
+    out.line(String(format: "   whole `kbhost next` command:    p50 %.3f ms, p99 %.3f ms (%d commands, process start included)",
+                    ms(daemon.command.p50), ms(daemon.command.percentile(99)), daemon.command.count))
+    json["daemon_next"] = ["socket": daemon.socket.jsonMilliseconds(), "command": daemon.command.jsonMilliseconds()]
+
     if options.json {
         let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         print(String(decoding: data, as: UTF8.self))
