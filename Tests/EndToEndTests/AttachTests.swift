@@ -94,10 +94,7 @@ struct AttachTests {
         let env = ["KBHOST_HOME": w.home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!,
                    "KBHOST_RUNTIME_DIR": w.root + "/run"]
         _ = try w.run(["enable", "dev.kbhost.NumberPad"], extraEnvironment: env)
-        let daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: Fixtures.installation.productsDirectory + "/kbhost")
-        daemon.arguments = ["serve"]
-        daemon.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
+        let daemon = Fixtures.kbhostProcess(["serve"], environment: env)
         daemon.standardError = FileHandle.nullDevice
         try daemon.run()
         defer { daemon.terminate(); daemon.waitUntilExit() }

@@ -37,24 +37,11 @@ final class World {
         try run(arguments)
     }
 
+    /// The environment of this world's kbhost processes.
+    var environment: [String: String?] { ["KBHOST_HOME": home, "KBHOST_MANIFESTS": manifests, "KBHOST_KEYBOARDS": nil] }
+
     func run(_ arguments: [String], extraEnvironment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Fixtures.installation.productsDirectory + "/kbhost")
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env["KBHOST_HOME"] = home
-        env["KBHOST_MANIFESTS"] = manifests
-        env["KBHOST_KEYBOARDS"] = nil
-        for (k, v) in extraEnvironment { env[k] = v }
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+        try Fixtures.runCLI(arguments, environment: environment.merging(extraEnvironment.mapValues { $0 }) { $1 })
     }
 
     func standardKeyboards() throws {

@@ -10,27 +10,11 @@ struct SettingsDurabilityTests {
         let ids = (0..<16).map { "dev.example.K\($0)" }
         for id in ids { try w.addKeyboard(id, name: id) }
         var processes: [Process] = []
-        for id in ids {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: Fixtures.installation.productsDirectory + "/kbhost")
-            p.arguments = ["enable", id]
-            var env = ProcessInfo.processInfo.environment
-            env["KBHOST_HOME"] = w.home
-            env["KBHOST_MANIFESTS"] = w.manifests
-            p.environment = env
-            p.standardError = FileHandle.nullDevice
-            processes.append(p)
-        }
-        // A few cyclers race the enablers too.
-        for _ in 0..<4 {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: Fixtures.installation.productsDirectory + "/kbhost")
-            p.arguments = ["next"]
-            var env = ProcessInfo.processInfo.environment
-            env["KBHOST_HOME"] = w.home
-            env["KBHOST_MANIFESTS"] = w.manifests
-            p.environment = env
+        // Enablers, and a few cyclers racing them.
+        for arguments in ids.map({ ["enable", $0] }) + Array(repeating: ["next"], count: 4) {
+            let p = Fixtures.kbhostProcess(arguments, environment: w.environment)
             p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
             processes.append(p)
         }
         for p in processes { try p.run() }
@@ -49,13 +33,8 @@ struct SettingsDurabilityTests {
         let store = SettingsStore(directory: w.home)
         var killed = 0
         for round in 0..<60 {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: Fixtures.installation.productsDirectory + "/kbhost")
-            p.arguments = round % 2 == 0 ? ["enable"] + ids : ["disable"] + ids.prefix(2)
-            var env = ProcessInfo.processInfo.environment
-            env["KBHOST_HOME"] = w.home
-            env["KBHOST_MANIFESTS"] = w.manifests
-            p.environment = env
+            let p = Fixtures.kbhostProcess(round % 2 == 0 ? ["enable"] + ids : ["disable"] + ids.prefix(2),
+                                           environment: w.environment)
             p.standardError = FileHandle.nullDevice
             try p.run()
             usleep(UInt32.random(in: 0...30_000))

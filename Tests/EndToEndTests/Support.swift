@@ -35,11 +35,20 @@ enum Fixtures {
         return !stat.contains(") Z ")
     }
 
-    /// Runs the kbhost CLI and returns (status, stdout, stderr).
-    static func runCLI(_ arguments: [String]) throws -> (Int32, String, String) {
+    /// A kbhost CLI process, not yet started, with extra environment.
+    static func kbhostProcess(_ arguments: [String], environment: [String: String?] = [:]) -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: (installation.productsDirectory as NSString).appendingPathComponent("kbhost"))
         process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        return process
+    }
+
+    /// Runs the kbhost CLI and returns (status, stdout, stderr).
+    static func runCLI(_ arguments: [String], environment: [String: String?] = [:]) throws -> (Int32, String, String) {
+        let process = kbhostProcess(arguments, environment: environment)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
