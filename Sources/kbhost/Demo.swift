@@ -56,7 +56,7 @@ struct Demo: ParsableCommand {
             settings.enabled = Demo.tour.map(\.keyboard) + [SystemKeyboard.identifier]
             settings.current = Demo.tour[0].keyboard
         }
-        var attach = try Attach.parse([])
+        let attach = try Attach.parse([])
         try attach.run()
     }
 

@@ -21,7 +21,7 @@ final class World {
                      openAccess: Bool = false, folder: String? = nil) throws {
         let bundle = (folder ?? manifests) + "/" + id
         try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: bundle + "/libKeyboard.so", contents: Data())
+        _ = FileManager.default.createFile(atPath: bundle + "/libKeyboard.so", contents: Data())
         let plist: [String: Any] = [
             "CFBundleIdentifier": id, "CFBundleDisplayName": name, "CFBundleExecutable": "libKeyboard.so",
             "NSExtension": ["NSExtensionPointIdentifier": "com.apple.keyboard-service",
