@@ -11,6 +11,25 @@ public struct KeyboardSettings: Codable, Hashable, Sendable {
     public var enabled: [String]
     public var current: String
     public var fullAccess: [String]
+    /// The device draws its own globe key (as iPhone X and later do): keyboards need not.
+    public var deviceDrawsGlobeKey: Bool
+
+    public init(version: Int, enabled: [String], current: String, fullAccess: [String], deviceDrawsGlobeKey: Bool = false) {
+        self.version = version
+        self.enabled = enabled
+        self.current = current
+        self.fullAccess = fullAccess
+        self.deviceDrawsGlobeKey = deviceDrawsGlobeKey
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        version = try c.decode(Int.self, forKey: .version)
+        enabled = try c.decode([String].self, forKey: .enabled)
+        current = try c.decode(String.self, forKey: .current)
+        fullAccess = try c.decodeIfPresent([String].self, forKey: .fullAccess) ?? []
+        deviceDrawsGlobeKey = try c.decodeIfPresent(Bool.self, forKey: .deviceDrawsGlobeKey) ?? false
+    }
 
     /// Fresh settings: the system keyboard alone, enabled and current.
     public static var fresh: KeyboardSettings {

@@ -72,7 +72,7 @@ final class AttachSession {
             } else {
                 session = try KeyboardSession(keyboard: loadable, document: document,
                                               configuration: context.installation.processConfiguration,
-                                              needsInputModeSwitchKey: InputModes.needsInputModeSwitchKey(settings, deviceDrawsGlobeKey: false),
+                                              needsInputModeSwitchKey: InputModes.needsInputModeSwitchKey(settings, deviceDrawsGlobeKey: settings.deviceDrawsGlobeKey),
                                               hasFullAccess: settings.fullAccess.contains(id), inputModes: settings.enabled)
                 session.onAdvanceToNextInputMode = { [weak self] in self?.globe() }
                 sessions[id] = session

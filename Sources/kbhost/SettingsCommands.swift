@@ -135,3 +135,21 @@ func report<T>(_ body: () throws -> T) throws -> T {
         throw exitWithError(failure.message, status: failure.status)
     }
 }
+
+struct GlobeKey: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "globe-key",
+        abstract: "Who draws the globe key: the keyboard (default) or the device (then needsInputModeSwitchKey is false).")
+    @Argument(help: "keyboard or device.") var drawnBy: String
+
+    func validate() throws {
+        guard drawnBy == "keyboard" || drawnBy == "device" else {
+            throw ValidationError("globe-key takes 'keyboard' or 'device', not '\(drawnBy)'")
+        }
+    }
+
+    func run() throws {
+        let context = try Context.make()
+        try context.update { $0.deviceDrawsGlobeKey = drawnBy == "device" }
+    }
+}

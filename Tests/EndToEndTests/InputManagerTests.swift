@@ -98,6 +98,24 @@ struct InputManagerTests {
         #expect(names == ["Calculator\n", "Science\n", "System\n"])
     }
 
+    @Test func eligibilityWithTheRealSampleKeyboards() throws {
+        let w = try World()
+        let real = ["KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!]
+        _ = try w.run(["enable", "dev.kbhost.Science", "dev.kbhost.Calculator"], extraEnvironment: real)
+        // Science is not ASCII-capable: an email field skips it; Calculator is.
+        #expect(try w.run(["next", "--keyboard-type", "emailAddress"], extraEnvironment: real).out == "Calculator\n")
+        #expect(try w.run(["next", "--secure"], extraEnvironment: real).out == "System\n")
+        #expect(try w.run(["next"], extraEnvironment: real).out == "Science\n")
+        // And the session really gets it: with the device drawing the globe key, no keyboard shows one.
+        #expect(try w.run(["globe-key", "device"], extraEnvironment: real).status == 0)
+        let settings = try SettingsStore(directory: w.home).load()
+        #expect(!InputModes.needsInputModeSwitchKey(settings, deviceDrawsGlobeKey: settings.deviceDrawsGlobeKey))
+        #expect(InputModes.needsInputModeSwitchKey(settings, deviceDrawsGlobeKey: false))
+        _ = try w.run(["disable", "dev.kbhost.Science", "dev.kbhost.Calculator"], extraEnvironment: real)
+        #expect(!InputModes.needsInputModeSwitchKey(try SettingsStore(directory: w.home).load(), deviceDrawsGlobeKey: false),
+                "one keyboard enabled: no globe key needed")
+    }
+
     @Test func eligibilitySkipsKeyboardsThatMayNotServeTheField() throws {
         let w = try World()
         try w.standardKeyboards()

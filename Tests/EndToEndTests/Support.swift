@@ -41,6 +41,9 @@ enum Fixtures {
         process.executableURL = URL(fileURLWithPath: (installation.productsDirectory as NSString).appendingPathComponent("kbhost"))
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
+        // Never the user's own settings or daemon: a fresh home unless the test names one.
+        env["KBHOST_HOME"] = NSTemporaryDirectory() + "kbhost-cli-" + UUID().uuidString
+        env["KBHOST_RUNTIME_DIR"] = env["KBHOST_HOME"]! + "/run"
         for (key, value) in environment { env[key] = value }
         process.environment = env
         return process
