@@ -65,8 +65,14 @@ public struct ByteReader {
         return bytes[offset ..< offset + n]
     }
 
+    private func need(_ n: Int, _ field: String) throws(WireError) {
+        guard remaining >= n else { throw .truncated(field: field) }
+    }
+
     public mutating func u8(_ field: String) throws(WireError) -> UInt8 {
-        try take(1, field).first!
+        try need(1, field)
+        defer { offset += 1 }
+        return bytes[offset]
     }
     public mutating func bool(_ field: String) throws(WireError) -> Bool {
         let v = try u8(field)
@@ -74,17 +80,15 @@ public struct ByteReader {
         return v == 1
     }
     public mutating func u32(_ field: String) throws(WireError) -> UInt32 {
-        let s = try take(4, field)
-        var v: UInt32 = 0
-        for (i, b) in s.enumerated() { v |= UInt32(b) << (8 * UInt32(i)) }
-        return v
+        try need(4, field)
+        defer { offset += 4 }
+        return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8
+            | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
     }
     public mutating func i32(_ field: String) throws(WireError) -> Int32 { Int32(bitPattern: try u32(field)) }
     public mutating func u64(_ field: String) throws(WireError) -> UInt64 {
-        let s = try take(8, field)
-        var v: UInt64 = 0
-        for (i, b) in s.enumerated() { v |= UInt64(b) << (8 * UInt64(i)) }
-        return v
+        let low = UInt64(try u32(field))
+        return low | UInt64(try u32(field)) << 32
     }
     public mutating func i64(_ field: String) throws(WireError) -> Int64 { Int64(bitPattern: try u64(field)) }
     public mutating func int(_ field: String) throws(WireError) -> Int { Int(try i64(field)) }
