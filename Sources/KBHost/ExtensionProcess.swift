@@ -19,6 +19,9 @@ public final class ExtensionProcess {
         public var eventDeadlineMilliseconds = 2500
         /// Extra environment for the worker (KEY=VALUE).
         public var environment: [String] = []
+        /// The memory budget the governor enforces (footprint: anonymous + shared memory + swap);
+        /// nil: not watched (RLIMIT_DATA remains the backstop).
+        public var memoryBudgetBytes: Int?
 
         public init(workerPath: String) { self.workerPath = workerPath }
     }
@@ -90,6 +93,9 @@ public final class ExtensionProcess {
             Sys.close(hostEnd); Sys.close(outRead)
             throw failure("\(error)")
         }
+        if let budget = configuration.memoryBudgetBytes {
+            Governor.shared.watch(pid: spawned, pidfd: pidfd, budget: budget)
+        }
 
         let reply = try request(.hello(protocolVersion: WireVersion.protocolVersion, abiVersion: WireVersion.abiVersion),
                                 phase: "launch", deadlineMilliseconds: configuration.launchDeadlineMilliseconds)
@@ -108,6 +114,7 @@ public final class ExtensionProcess {
     }
 
     deinit {
+        Governor.shared.unwatch(pid: pid)
         if termination == nil {
             _ = try? Sys.pidfdSendSignal(pidfd, SIGKILL)
             _ = try? Sys.reap(pidfd: pidfd, wait: true)
@@ -192,6 +199,9 @@ public final class ExtensionProcess {
         kill()
     }
 
+    /// The peak footprint the governor has seen (nil when not watched).
+    public var peakFootprint: Int? { Governor.shared.peak(of: pid) }
+
     /// SIGKILL through the pidfd, then reap.
     public func kill() {
         guard termination == nil else { return }
@@ -222,6 +232,8 @@ public final class ExtensionProcess {
             case .exited(let status): .exited(status: status)
             }
         }
+        // Whatever the channel saw, a process the governor killed died of its budget.
+        if let kill = Governor.shared.kill(of: pid) { finalReason = .memoryExceeded(kill) }
         drainOutput()
         return KeyboardFailure(keyboardID: keyboardID, phase: phase(), reason: finalReason,
                                stderrTail: String(decoding: outputTail, as: UTF8.self))

@@ -12,6 +12,8 @@ public struct KeyboardFailure: Error, Hashable, Sendable, CustomStringConvertibl
         case signaled(signal: Int32)
         /// Exited by itself with this status.
         case exited(status: Int32)
+        /// Went over its memory budget; the governor killed it.
+        case memoryExceeded(MemoryKill)
         /// Did not answer within the deadline; the host killed it.
         case deadlineExceeded(milliseconds: Int)
         /// Sent bytes that are not a valid message; the host ended it.
@@ -39,6 +41,7 @@ public struct KeyboardFailure: Error, Hashable, Sendable, CustomStringConvertibl
     /// A short word for reports: crash, hang, protocol, load, spawn, exit.
     public var kind: String {
         switch reason {
+        case .memoryExceeded: "memory"
         case .signaled: "crash"
         case .exited: "exit"
         case .deadlineExceeded: "hang"
@@ -53,6 +56,7 @@ public struct KeyboardFailure: Error, Hashable, Sendable, CustomStringConvertibl
         case .spawnFailed(let s): "could not start its extension process: \(s)"
         case .signaled(let s): "ended by signal \(Sys.signalName(s))"
         case .exited(let status): "exited with status \(status)"
+        case .memoryExceeded(let kill): kill.description
         case .deadlineExceeded(let ms): "did not answer within \(ms) ms and was killed"
         case .protocolViolation(let s): "sent a malformed message (\(s)) and was ended"
         case .loadFailed(_, let s): s

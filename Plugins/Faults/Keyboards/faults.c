@@ -1,7 +1,9 @@
 /* Keyboards that fail on purpose, one class per fault, for tests and stress
    runs. Each has a working digit layout until its fault fires. */
+#define _GNU_SOURCE
 #include <kbhost_keyboard.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -65,6 +67,39 @@ static void boom_garbage_frame(fault *self, const kbh_selector_v1 *cmd) {
     hang();
 }
 
+/* Memory faults, for the governor. Every page is written through a volatile
+   pointer and the block is published, so no optimizer can drop it. */
+static char *volatile leaked;
+static void touch(char *p, size_t size) {
+    volatile char *v = p;
+    for (size_t i = 0; i < size; i += 4096) v[i] = 1;
+    leaked = p;
+}
+static void boom_spike(fault *self, const kbh_selector_v1 *cmd) {
+    (void)self; (void)cmd;
+    size_t size = 200u << 20;
+    char *p = malloc(size);
+    if (p) touch(p, size);
+    hang(); /* hold it */
+}
+static void boom_leak(fault *self, const kbh_selector_v1 *cmd) {
+    size_t size = 4u << 20; /* 4 MiB a tap, never freed */
+    char *p = malloc(size);
+    if (p) touch(p, size);
+    self->host->insert_text(self->host->ctx, "+");
+    (void)cmd;
+}
+static void boom_shared_memory(fault *self, const kbh_selector_v1 *cmd) {
+    (void)self; (void)cmd;
+    size_t size = 200u << 20; /* memfd + MAP_SHARED: invisible to RLIMIT_DATA */
+    int fd = memfd_create("kbhost-fault", 0);
+    if (fd >= 0 && ftruncate(fd, (off_t)size) == 0) {
+        char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p != MAP_FAILED) touch(p, size);
+    }
+    hang();
+}
+
 #define SELECTORS(cls, load_imp, boom_imp)                                    \
     static const kbh_selector_v1 cls##_selectors[] = {                         \
         {"viewDidLoad", "v@:", (void *)(load_imp), NULL},                      \
@@ -85,6 +120,9 @@ SELECTORS(HangOnKey, did_load, boom_hang)
 SELECTORS(ExitOnKey, did_load, boom_exit)
 SELECTORS(OversizedFrameOnKey, did_load, boom_oversized_frame)
 SELECTORS(GarbageFrameOnKey, did_load, boom_garbage_frame)
+SELECTORS(SpikeOnKey, did_load, boom_spike)
+SELECTORS(LeakOnKey, did_load, boom_leak)
+SELECTORS(SharedMemoryOnKey, did_load, boom_shared_memory)
 
 /* viewDidLoad declared as taking an int: refused at load, never called. */
 static const kbh_selector_v1 BadEncoding_selectors[] = {
@@ -98,6 +136,7 @@ static const kbh_class_v1 *const classes[] = {
     &CrashInViewDidLoad_class, &HangInViewDidLoad_class, &HangInCreate_class, &BadLayoutAction_class,
     &CrashOnKey_class, &HangOnKey_class, &ExitOnKey_class, &BadEncoding_class,
     &OversizedFrameOnKey_class, &GarbageFrameOnKey_class,
+    &SpikeOnKey_class, &LeakOnKey_class, &SharedMemoryOnKey_class,
 };
 
 static const kbh_plugin_v1 plugin = {

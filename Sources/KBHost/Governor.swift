@@ -1,0 +1,129 @@
+import Foundation
+import KBSystem
+import Synchronization
+
+/// What the governor did to a keyboard that went over its budget.
+public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
+    public var budget: Int
+    /// The footprint seen at the sample that decided the kill.
+    public var footprintAtKill: Int
+    /// The largest footprint seen over the process's life.
+    public var peak: Int
+    /// How far over the budget it got (footprint at the kill − budget).
+    public var overshoot: Int { footprintAtKill - budget }
+    /// From the last sample under the budget to the kill.
+    public var detectionNanoseconds: Int64
+
+    public var description: String {
+        String(format: "went over its memory budget of %.1f MiB: %.1f MiB at the kill (%.1f MiB over, peak %.1f MiB), detected within %.2f ms",
+               mib(budget), mib(footprintAtKill), mib(overshoot), mib(peak), Double(detectionNanoseconds) / 1e6)
+    }
+
+    private func mib(_ bytes: Int) -> Double { Double(bytes) / 1_048_576 }
+}
+
+/// The jetsam of kbhost: samples every watched extension process's footprint
+/// (anonymous + shared memory it made + swap, from /proc with kept-open
+/// descriptors) on one thread, more often the closer a process is to its
+/// budget, and SIGKILLs it through its pidfd the moment it is over.
+public final class Governor: @unchecked Sendable {
+    public static let shared = Governor()
+
+    /// Device profiles: the budgets phones and tablets are measured to enforce.
+    public static let profiles: [(name: String, budget: Int)] = [
+        ("older-phone", 48 << 20), ("recent-phone", 77 << 20), ("tablet", 90 << 20),
+    ]
+    public static let defaultBudget = 48 << 20
+
+    /// The fastest a keyboard is assumed to touch memory (bytes per ns), for pacing samples by headroom.
+    static let assumedTouchRate = 2.5  // 2.5 GB/s
+    static let shortestInterval: Int64 = 200_000      // 0.2 ms
+    static let longestInterval: Int64 = 20_000_000    // 20 ms
+
+    private struct Watch {
+        let pidfd: Int32
+        let reader: FootprintReader
+        let budget: Int
+        var peak = 0
+        var lastUnderBudget: Int64
+        var nextSample: Int64 = 0
+        var kill: MemoryKill?
+    }
+
+    private let state = Mutex<[Int32: Watch]>([:])
+    private let wake = DispatchSemaphore(value: 0)
+    private var started = false
+    private let startLock = NSLock()
+
+    /// Watches a process under a budget. `pidfd` stays owned by the caller.
+    public func watch(pid: Int32, pidfd: Int32, budget: Int) {
+        guard let reader = FootprintReader(pid: pid) else { return }
+        state.withLock { $0[pid] = Watch(pidfd: pidfd, reader: reader, budget: budget, lastUnderBudget: Sys.monotonicNanoseconds()) }
+        startIfNeeded()
+        wake.signal()
+    }
+
+    /// Stops watching; returns the kill if the governor made one.
+    @discardableResult
+    public func unwatch(pid: Int32) -> MemoryKill? {
+        state.withLock { $0.removeValue(forKey: pid)?.kill }
+    }
+
+    /// The kill of a watched process, if the governor killed it.
+    public func kill(of pid: Int32) -> MemoryKill? { state.withLock { $0[pid]?.kill } }
+
+    /// The peak footprint seen for a watched process.
+    public func peak(of pid: Int32) -> Int? { state.withLock { $0[pid]?.peak } }
+
+    private func startIfNeeded() {
+        startLock.lock()
+        defer { startLock.unlock() }
+        guard !started else { return }
+        started = true
+        let thread = Thread { [self] in self.loop() }
+        thread.name = "kbhost-governor"
+        thread.qualityOfService = .userInteractive
+        thread.start()
+    }
+
+    private func loop() {
+        while true {
+            let now = Sys.monotonicNanoseconds()
+            let next: Int64? = state.withLock { watches in
+                var soonest: Int64?
+                for (pid, var w) in watches where w.kill == nil {
+                    if w.nextSample <= now {
+                        sample(pid: pid, &w, now: now)
+                        watches[pid] = w
+                    }
+                    if w.kill == nil { soonest = min(soonest ?? w.nextSample, w.nextSample) }
+                }
+                return soonest
+            }
+            guard let next else {
+                wake.wait()  // nothing to watch: sleep until something is
+                continue
+            }
+            let delay = next - Sys.monotonicNanoseconds()
+            if delay > 0 { _ = wake.wait(timeout: .now() + .nanoseconds(Int(delay))) }
+        }
+    }
+
+    private func sample(pid: Int32, _ w: inout Watch, now: Int64) {
+        guard let footprint = w.reader.read()?.total else {
+            w.nextSample = Int64.max  // gone; the owner will unwatch it
+            return
+        }
+        w.peak = max(w.peak, footprint)
+        if footprint > w.budget {
+            try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
+            w.kill = MemoryKill(budget: w.budget, footprintAtKill: footprint, peak: w.peak,
+                                detectionNanoseconds: now - w.lastUnderBudget)
+            return
+        }
+        w.lastUnderBudget = now
+        let headroom = Double(w.budget - footprint)
+        let interval = Int64(headroom / Governor.assumedTouchRate)
+        w.nextSample = now + min(max(interval, Governor.shortestInterval), Governor.longestInterval)
+    }
+}
