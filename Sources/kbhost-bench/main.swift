@@ -168,6 +168,22 @@ func run() throws {
                     ms(daemon.command.p50), ms(daemon.command.percentile(99)), daemon.command.count))
     json["daemon_next"] = ["socket": daemon.socket.jsonMilliseconds(), "command": daemon.command.jsonMilliseconds()]
 
+    // 5. The governor's CPU for idle keyboards under a budget.
+    out.progress("governor: idle keyboards under a 48 MiB budget …")
+    var governed = installation.processConfiguration
+    governed.memoryBudgetBytes = 48 << 20
+    let idle = try (0..<10).map { _ in try KeyboardSession(keyboard: try keyboard(tapKeyboard), configuration: governed) }
+    let cpuBefore = Sys.processCPUNanoseconds(), wallBefore = Sys.monotonicNanoseconds()
+    usleep(3_000_000)
+    let cpu = Double(Sys.processCPUNanoseconds() - cpuBefore), wall = Double(Sys.monotonicNanoseconds() - wallBefore)
+    idle.forEach { $0.close() }
+    let perKeyboard = cpu / wall / Double(idle.count) * 100
+    out.line()
+    out.line("5. Governor CPU with \(idle.count) idle keyboards under a 48 MiB budget (whole host process, 3 s)")
+    out.line(String(format: "   %.4f%% of a core per idle keyboard   target < 0.5%%: %@", perKeyboard,
+                    perKeyboard < 0.5 ? "met" : "NOT met"))
+    json["governor_idle_cpu_percent_per_keyboard"] = (perKeyboard * 10000).rounded() / 10000
+
     if options.json {
         let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         print(String(decoding: data, as: UTF8.self))
