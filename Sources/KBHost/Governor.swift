@@ -35,6 +35,17 @@ public final class Governor: @unchecked Sendable {
     ]
     public static let defaultBudget = 48 << 20
 
+    /// A budget given as MiB ("48") or a profile name ("recent-phone"), in bytes.
+    public static func budget(parsing text: String) -> Int? {
+        if let profile = profiles.first(where: { $0.name == text }) { return profile.budget }
+        guard let mib = Int(text), (1...65536).contains(mib) else { return nil }
+        return mib << 20
+    }
+
+    public static var budgetHelp: String {
+        "MiB, or a device profile: " + profiles.map { "\($0.name) (\($0.budget >> 20) MiB)" }.joined(separator: ", ")
+    }
+
     /// The fastest a keyboard is assumed to touch memory (bytes per ns), for pacing samples by headroom.
     static let assumedTouchRate = 2.5  // 2.5 GB/s
     static let shortestInterval: Int64 = 200_000      // 0.2 ms

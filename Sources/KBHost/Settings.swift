@@ -13,13 +13,17 @@ public struct KeyboardSettings: Codable, Hashable, Sendable {
     public var fullAccess: [String]
     /// The device draws its own globe key (as iPhone X and later do): keyboards need not.
     public var deviceDrawsGlobeKey: Bool
+    /// The memory budget for every keyboard's process, in bytes (the governor's line).
+    public var memoryBudget: Int
 
-    public init(version: Int, enabled: [String], current: String, fullAccess: [String], deviceDrawsGlobeKey: Bool = false) {
+    public init(version: Int, enabled: [String], current: String, fullAccess: [String], deviceDrawsGlobeKey: Bool = false,
+                memoryBudget: Int = Governor.defaultBudget) {
         self.version = version
         self.enabled = enabled
         self.current = current
         self.fullAccess = fullAccess
         self.deviceDrawsGlobeKey = deviceDrawsGlobeKey
+        self.memoryBudget = memoryBudget
     }
 
     public init(from decoder: any Decoder) throws {
@@ -29,6 +33,7 @@ public struct KeyboardSettings: Codable, Hashable, Sendable {
         current = try c.decode(String.self, forKey: .current)
         fullAccess = try c.decodeIfPresent([String].self, forKey: .fullAccess) ?? []
         deviceDrawsGlobeKey = try c.decodeIfPresent(Bool.self, forKey: .deviceDrawsGlobeKey) ?? false
+        memoryBudget = try c.decodeIfPresent(Int.self, forKey: .memoryBudget) ?? Governor.defaultBudget
     }
 
     /// Fresh settings: the system keyboard alone, enabled and current.

@@ -16,6 +16,7 @@ struct Attach: ParsableCommand {
             """)
 
     @OptionGroup var field: FieldOptions
+    @OptionGroup var budget: BudgetOption
     @Option(help: "Text the field starts with.") var text = ""
 
     func run() throws {
@@ -23,7 +24,8 @@ struct Attach: ParsableCommand {
             throw exitWithError("attach needs a terminal (stdin and stdout); for scripts use `kbhost type`", status: Kbhost.Exit.refused)
         }
         Sys.ignoreSIGPIPE()
-        let session = try AttachSession(context: try Context.make(), field: field.field, text: text)
+        let context = try Context.make()
+        let session = try AttachSession(context: context, field: field.field, text: text, budget: try budget.bytes(context))
         do { try Terminal.enterRawMode() } catch { throw exitWithError("\(error)", status: Kbhost.Exit.refused) }
         defer { Terminal.restore() }
         session.loop()
@@ -41,9 +43,11 @@ final class AttachSession {
     var status = ""
     var subscription: LineChannel?
     var running = true
+    let budget: Int
 
-    init(context: Context, field: FieldContext, text: String) throws {
+    init(context: Context, field: FieldContext, text: String, budget: Int) throws {
         self.context = context
+        self.budget = budget
         self.field = field
         document = TextDocument(text: text, traits: field.traits)
         let settings = try context.settings()
@@ -70,8 +74,10 @@ final class AttachSession {
                 let doc = document
                 try session.editDocument { $0 = doc }
             } else {
+                var configuration = context.installation.processConfiguration
+                configuration.memoryBudgetBytes = budget
                 session = try KeyboardSession(keyboard: loadable, document: document,
-                                              configuration: context.installation.processConfiguration,
+                                              configuration: configuration,
                                               needsInputModeSwitchKey: InputModes.needsInputModeSwitchKey(settings, deviceDrawsGlobeKey: settings.deviceDrawsGlobeKey),
                                               hasFullAccess: settings.fullAccess.contains(id), inputModes: settings.enabled)
                 session.onAdvanceToNextInputMode = { [weak self] in self?.globe() }
@@ -193,9 +199,9 @@ final class AttachSession {
         let language = entry?.manifest.primaryLanguage ?? ""
         var lines: [String] = []
         var header = "kbhost attach — \(name) (\(currentID), \(language))"
-        if let session = active, let memory = ProcMemory.read(pid: session.pid) {
-            let mib = Double(memory.privateDirtyBytes + memory.swapBytes) / 1_048_576
-            header += String(format: " · pid %d · %.1f MiB of 48 MiB", session.pid, mib)
+        if let session = active, let footprint = FootprintReader(pid: session.pid)?.read() {
+            let mib = Double(footprint.total) / 1_048_576
+            header += String(format: " · pid %d · %.1f MiB of %d MiB", session.pid, mib, budget >> 20)
         }
         lines.append(header)
         let rule = String(repeating: "─", count: min(Terminal.width(), 100))

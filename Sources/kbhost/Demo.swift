@@ -63,7 +63,9 @@ struct Demo: ParsableCommand {
     func play(_ stop: Stop, installation: Installation) throws {
         let keyboard = try installation.keyboard(stop.keyboard)
         let started = Sys.monotonicNanoseconds()
-        let session = try KeyboardSession(keyboard: keyboard, configuration: installation.processConfiguration)
+        var configuration = installation.processConfiguration
+        configuration.memoryBudgetBytes = Governor.defaultBudget
+        let session = try KeyboardSession(keyboard: keyboard, configuration: configuration)
         try session.appear()
         let loadMs = Double(Sys.monotonicNanoseconds() - started) / 1e6
         print("\(keyboard.manifest.displayName) (\(keyboard.identifier)) — pid \(session.pid), ready in \(String(format: "%.1f", loadMs)) ms")

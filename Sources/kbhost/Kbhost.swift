@@ -6,7 +6,7 @@ import KBSystem
 @main
 struct Kbhost: ParsableCommand {
     /// Commands a running daemon carries out (as fcitx5-remote and `ibus engine` talk to theirs).
-    static let daemonCommands: Swift.Set<String> = ["list", "current", "enable", "disable", "order", "set", "next", "access", "globe-key", "reset"]
+    static let daemonCommands: Swift.Set<String> = ["list", "current", "enable", "disable", "order", "set", "next", "access", "globe-key", "budget", "reset"]
 
     static func main() {
         Sys.unblockTerminationSignals()
@@ -27,7 +27,7 @@ struct Kbhost: ParsableCommand {
             kbhost loads each into its own extension process and types into a document it owns.
             """,
         subcommands: [List.self, Current.self, Enable.self, Disable.self, Order.self, SetCurrent.self, Next.self,
-                      Access.self, GlobeKey.self, Reset.self, Validate.self, Install.self, TypeCommand.self, Serve.self, Attach.self, Demo.self])
+                      Access.self, GlobeKey.self, Budget.self, Reset.self, Validate.self, Install.self, TypeCommand.self, Serve.self, Attach.self, Demo.self])
 
     /// Exit statuses scripts can rely on.
     enum Exit {

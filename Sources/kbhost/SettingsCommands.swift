@@ -153,3 +153,42 @@ struct GlobeKey: ParsableCommand {
         try context.update { $0.deviceDrawsGlobeKey = drawnBy == "device" }
     }
 }
+
+struct Budget: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show or set the memory budget every keyboard's process runs under (default 48 MiB).",
+        discussion: "Over it, a keyboard is killed at once, as iOS's jetsam does, and the user is put on another keyboard.")
+    @Argument(help: ArgumentHelp("The budget: \(Governor.budgetHelp).")) var budget: String?
+
+    func validate() throws {
+        if let budget, Governor.budget(parsing: budget) == nil {
+            throw ValidationError("'\(budget)' is not a budget; give \(Governor.budgetHelp)")
+        }
+    }
+
+    func run() throws {
+        let context = try Context.make()
+        if let budget, let bytes = Governor.budget(parsing: budget) {
+            try context.update { $0.memoryBudget = bytes }
+        }
+        Console.out("\(try context.settings().memoryBudget >> 20) MiB")
+    }
+}
+
+/// `--budget` for commands that run keyboards: MiB or a device profile; the settings' budget when absent.
+struct BudgetOption: ParsableArguments {
+    @Option(help: ArgumentHelp("Memory budget for the keyboard's process: \(Governor.budgetHelp). Default: the settings' (kbhost budget).",
+                               valueName: "budget"))
+    var budget: String?
+
+    func validate() throws {
+        if let budget, Governor.budget(parsing: budget) == nil {
+            throw ValidationError("'\(budget)' is not a budget; give \(Governor.budgetHelp)")
+        }
+    }
+
+    func bytes(_ context: Context) throws -> Int {
+        if let budget, let bytes = Governor.budget(parsing: budget) { return bytes }
+        return try context.settings().memoryBudget
+    }
+}

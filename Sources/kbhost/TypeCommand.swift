@@ -28,8 +28,7 @@ struct TypeCommand: ParsableCommand {
     @Option(help: "The field's keyboard type (default, asciiCapable, url, numberPad, emailAddress, …).")
     var keyboardType: String = "default"
 
-    @Option(help: "Enforce a memory budget (MiB) on the keyboard's process, as a phone would (e.g. 48).")
-    var budget: Int?
+    @OptionGroup var budget: BudgetOption
 
     @Argument(help: "Keys to tap, in order.")
     var taps: [String] = []
@@ -39,7 +38,6 @@ struct TypeCommand: ParsableCommand {
             throw ValidationError("unknown keyboard type '\(keyboardType)'; one of: \(KeyboardTypeName.all.joined(separator: ", "))")
         }
         for tap in taps { _ = try TapStep(tap) }
-        if let budget, budget < 1 || budget > 65536 { throw ValidationError("--budget takes MiB from 1 to 65536") }
     }
 
     func run() throws {
@@ -55,7 +53,7 @@ struct TypeCommand: ParsableCommand {
         traits.keyboardType = KeyboardTypeName.parse(keyboardType) ?? .default
         let document = TextDocument(text: text, traits: traits)
         var configuration = installation.processConfiguration
-        configuration.memoryBudgetBytes = budget.map { $0 << 20 }
+        configuration.memoryBudgetBytes = try budget.bytes(context)
         let session: KeyboardSession
         do {
             session = try KeyboardSession(keyboard: loadable, document: document,

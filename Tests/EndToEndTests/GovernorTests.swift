@@ -56,3 +56,34 @@ struct GovernorTests {
         #expect(s.failure == nil)
     }
 }
+
+@Suite("Memory budget from the CLI")
+struct BudgetCommandTests {
+    @Test func budgetSettingProfilesAndTypeEnforcingIt() throws {
+        let w = try World()
+        #expect(try w.kbhost("budget").out == "48 MiB\n", "the default")
+        #expect(try w.kbhost("budget", "recent-phone").out == "77 MiB\n")
+        #expect(try w.kbhost("budget", "tablet").out == "90 MiB\n")
+        let bad = try w.kbhost("budget", "huge")
+        #expect(bad.status == 64)
+        #expect(bad.err.contains("older-phone (48 MiB)"))
+
+        // A spiking keyboard, installed as a real bundle, dies at the budget with the figures.
+        let bundle = w.root + "/spike"
+        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.installation.productsDirectory + "/libFaultKeyboards.so",
+                                         toPath: bundle + "/libFaultKeyboards.so")
+        let plist: [String: Any] = ["CFBundleIdentifier": "dev.example.Spike", "CFBundleExecutable": "libFaultKeyboards.so",
+                                    "NSExtension": ["NSExtensionPointIdentifier": "com.apple.keyboard-service",
+                                                    "NSExtensionPrincipalClass": "SpikeOnKey"]]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+            .write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
+        #expect(try w.kbhost("install", bundle).status == 0)
+        let r = try w.kbhost("type", "--keyboard", "dev.example.Spike", "--budget", "older-phone", "1", "boom")
+        #expect(r.status == 4)
+        #expect(r.out == "1\n", "committed text is printed")
+        #expect(r.err.contains("went over its memory budget of 48.0 MiB"))
+        let settingsBudget = try w.kbhost("type", "--keyboard", "dev.example.Spike", "boom")
+        #expect(settingsBudget.err.contains("memory budget of 90.0 MiB"), "without --budget, the settings' budget (tablet)")
+    }
+}
