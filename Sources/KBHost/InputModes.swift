@@ -1,3 +1,4 @@
+import Foundation
 import KBText
 
 /// The focused field, as far as choosing a keyboard goes.
@@ -52,8 +53,9 @@ public enum InputModes {
         if let current, let i = order.firstIndex(of: current) { start = i + 1 } else {
             start = order.firstIndex(of: settings.current) ?? 0
         }
+        let now = Date().timeIntervalSince1970
         return (0..<order.count).map { order[(start + $0) % order.count] }.filter { id in
-            guard let entry = registry.entry(id) else { return false }
+            guard let entry = registry.entry(id), settings.mayStart(id, at: now) else { return false }
             return ineligibility(of: entry, for: field) == nil
         }
     }

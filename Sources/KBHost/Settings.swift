@@ -15,9 +15,44 @@ public struct KeyboardSettings: Codable, Hashable, Sendable {
     public var deviceDrawsGlobeKey: Bool
     /// The memory budget for every keyboard's process, in bytes (the governor's line).
     public var memoryBudget: Int
+    /// Keyboards that failed: how often, why, and whether they are set aside.
+    public var failures: [String: FailureRecord]
+
+    /// A keyboard's recent failures. After `setAsideAfter` in a row it is set
+    /// aside until the user enables it again; before that it may restart on
+    /// next use after a backoff that doubles with each failure.
+    public struct FailureRecord: Codable, Hashable, Sendable {
+        public var count: Int
+        public var lastReason: String
+        /// Seconds since 1970 of the last failure.
+        public var lastFailure: Double
+        public var setAside: Bool
+
+        /// When the keyboard may be started again (seconds since 1970).
+        public var retryAfter: Double { lastFailure + Double(1 << min(count - 1, 10)) }
+    }
+
+    public static let setAsideAfter = 3
+
+    /// Records a failure of a keyboard (the system keyboard never fails this way).
+    public mutating func recordFailure(of id: String, reason: String, at now: Double) {
+        var record = failures[id] ?? FailureRecord(count: 0, lastReason: "", lastFailure: now, setAside: false)
+        record.count += 1
+        record.lastReason = reason
+        record.lastFailure = now
+        record.setAside = record.count >= KeyboardSettings.setAsideAfter
+        failures[id] = record
+    }
+
+    /// Whether a keyboard may be started now (not set aside, past its backoff).
+    public func mayStart(_ id: String, at now: Double) -> Bool {
+        guard let record = failures[id] else { return true }
+        return !record.setAside && now >= record.retryAfter
+    }
 
     public init(version: Int, enabled: [String], current: String, fullAccess: [String], deviceDrawsGlobeKey: Bool = false,
-                memoryBudget: Int = Governor.defaultBudget) {
+                memoryBudget: Int = Governor.defaultBudget, failures: [String: FailureRecord] = [:]) {
+        self.failures = failures
         self.version = version
         self.enabled = enabled
         self.current = current
@@ -34,6 +69,7 @@ public struct KeyboardSettings: Codable, Hashable, Sendable {
         fullAccess = try c.decodeIfPresent([String].self, forKey: .fullAccess) ?? []
         deviceDrawsGlobeKey = try c.decodeIfPresent(Bool.self, forKey: .deviceDrawsGlobeKey) ?? false
         memoryBudget = try c.decodeIfPresent(Int.self, forKey: .memoryBudget) ?? Governor.defaultBudget
+        failures = try c.decodeIfPresent([String: FailureRecord].self, forKey: .failures) ?? [:]
     }
 
     /// Fresh settings: the system keyboard alone, enabled and current.

@@ -40,6 +40,8 @@ final class AttachSession {
     var document: TextDocument
     var sessions: [String: KeyboardSession] = [:]
     var currentID: String
+    /// The keyboard used before the current one: where the user lands if the current one fails.
+    var previousID: String?
     var status = ""
     var subscription: LineChannel?
     var running = true
@@ -64,6 +66,7 @@ final class AttachSession {
             try? old.disappear()
             document = old.document
         }
+        if id != currentID { previousID = currentID }
         currentID = id
         guard let entry = context.registry.entry(id), let loadable = entry.loadable else { return }
         do {
@@ -89,12 +92,24 @@ final class AttachSession {
         }
     }
 
-    /// A keyboard failed: what it committed stays; the system keyboard takes over.
+    /// A keyboard failed: what it committed stays (marked text committed as
+    /// plain text); the failure is recorded — a keyboard that keeps failing is
+    /// set aside — and the user lands on the previous keyboard, or the system one.
     func fellBack(from id: String, because reason: String) {
         if let failed = sessions[id] { document = failed.document }
         sessions[id] = nil
-        currentID = SystemKeyboard.identifier
-        status = "⚠ \(reason.split(separator: "\n").first ?? "") — switched to the system keyboard"
+        let firstLine = String(reason.split(separator: "\n").first ?? "")
+        let settings = try? context.store.update { $0.recordFailure(of: id, reason: firstLine, at: Date().timeIntervalSince1970) }
+        var landing = SystemKeyboard.identifier
+        if let previous = previousID, previous != id, let entry = context.registry.entry(previous),
+           InputModes.ineligibility(of: entry, for: field) == nil,
+           settings?.mayStart(previous, at: Date().timeIntervalSince1970) ?? true {
+            landing = previous
+        }
+        currentID = id  // so that activate() records the failed one as previous
+        activate(landing)
+        let aside = settings?.failures[id]?.setAside == true ? "; set aside until enabled again" : ""
+        status = "⚠ \(firstLine)\(aside) — switched to \(context.name(currentID))"
     }
 
     /// The globe key: the next enabled keyboard (through the daemon when one runs).

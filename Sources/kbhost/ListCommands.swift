@@ -14,6 +14,10 @@ struct KeyboardRow: Encodable {
     var enabledPosition: Int?
     var current: Bool
     var source: String
+    /// Failures in a row, and whether the keyboard is set aside (and why).
+    var failures: Int
+    var setAside: Bool
+    var lastFailure: String?
 
     init(_ entry: KeyboardEntry, settings: KeyboardSettings) {
         identifier = entry.identifier
@@ -26,6 +30,10 @@ struct KeyboardRow: Encodable {
         enabledPosition = settings.enabled.firstIndex(of: entry.identifier).map { $0 + 1 }
         current = settings.current == entry.identifier
         source = entry.source
+        let record = settings.failures[entry.identifier]
+        failures = record?.count ?? 0
+        setAside = record?.setAside ?? false
+        lastFailure = record?.lastReason
     }
 }
 
@@ -47,6 +55,9 @@ struct List: ParsableCommand {
         }
         if json { return try printJSON(rows) }
         Console.out(ListTable.render(rows))
+        for row in rows where row.setAside {
+            Console.out("\(row.identifier) is set aside after \(row.failures) failures (last: \(row.lastFailure ?? "?")); `kbhost enable \(row.identifier)` to try it again")
+        }
     }
 }
 

@@ -10,7 +10,10 @@ struct Enable: ParsableCommand {
         let context = try Context.make()
         for id in identifiers { _ = try report { try context.entry(id) } }
         try context.update { settings in
-            for id in identifiers where !settings.enabled.contains(id) { settings.enabled.append(id) }
+            for id in identifiers {
+                if !settings.enabled.contains(id) { settings.enabled.append(id) }
+                settings.failures[id] = nil  // enabling again gives a set-aside keyboard a fresh start
+            }
         }
     }
 }

@@ -232,3 +232,22 @@ struct BundleCommandTests {
         #expect(r.err.contains("libKeyboard.so"))
     }
 }
+
+@Suite("Set-aside keyboards")
+struct SetAsideTests {
+    @Test func listSaysWhyAndNextSkipsItUntilEnabledAgain() throws {
+        let w = try World()
+        try w.standardKeyboards()
+        _ = try w.kbhost("enable", "dev.example.Alpha", "dev.example.Gamma")
+        try SettingsStore(directory: w.home).update { s in
+            for _ in 0..<3 { s.recordFailure(of: "dev.example.Alpha", reason: "ended by signal SIGSEGV", at: 0) }
+        }
+        let list = try w.kbhost("list")
+        #expect(list.out.contains("dev.example.Alpha is set aside after 3 failures (last: ended by signal SIGSEGV); `kbhost enable dev.example.Alpha` to try it again"))
+        #expect(try w.kbhost("next").out == "Gamma\n", "Alpha is skipped")
+        _ = try w.kbhost("enable", "dev.example.Alpha")
+        #expect(!(try w.kbhost("list").out.contains("set aside")))
+        #expect(try w.kbhost("next").out == "System\n")
+        #expect(try w.kbhost("next").out == "Alpha\n", "back in the rotation")
+    }
+}
