@@ -76,6 +76,9 @@ public final class KeyboardSession {
 
     /// The extension process's pid (a different process from the host).
     public var pid: Int32 { process.pid }
+    /// The largest footprint the governor has seen (nil when not under a budget).
+    public var peakFootprint: Int? { process.peakFootprint }
+
     /// The keyboard's stdout/stderr so far (its log).
     public var logText: String { process.outputText }
 

@@ -87,3 +87,31 @@ struct BudgetCommandTests {
         #expect(settingsBudget.err.contains("memory budget of 90.0 MiB"), "without --budget, the settings' budget (tablet)")
     }
 }
+
+@Suite("kbhost stress")
+struct StressCommandTests {
+    @Test func aShortRunWithEveryFaultLosesNothingAndLeavesNoProcess() throws {
+        let w = try World()
+        let svg = w.root + "/timeline.svg"
+        let r = try w.run(["stress", "--duration", "2", "--faults", "all", "--fault-rate", "4", "--seed", "3",
+                           "--svg", svg, "--json"],
+                          extraEnvironment: ["KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!])
+        #expect(r.status == 0, "\(r.err)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
+        #expect(report["passed"] as? Bool == true)
+        #expect(report["expectedCharacters"] as? Int == report["committedCharacters"] as? Int)
+        #expect((report["taps"] as? Int ?? 0) > 100)
+        #expect(report["childProcessesLeft"] as? Int == 0)
+        let kills = try #require(report["kills"] as? [String: Int])
+        #expect(kills.values.reduce(0, +) >= 4, "faults were injected and survived: \(kills)")
+        let chart = try String(contentsOfFile: svg, encoding: .utf8)
+        #expect(chart.hasPrefix("<svg") && chart.contains("budget 48 MiB"))
+    }
+
+    @Test func unknownFaultsAreRefused() throws {
+        let w = try World()
+        let r = try w.kbhost("stress", "--faults", "meteor")
+        #expect(r.status == 64)
+        #expect(r.err.contains("unknown fault 'meteor'"))
+    }
+}

@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import KBHost
+import KBSystem
+
+struct Stress: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The memory-limit stress run: type through keyboards under a budget, switch, inject faults, count every character.",
+        discussion: """
+            Taps go to keys that insert their label, so every acknowledged tap's text must be in the \
+            document: the run fails (exit 1) if a character is lost or added, or a child process is left. \
+            Faults (fault keyboards in the rotation, whose 'boom' key misbehaves): \
+            \(StressFault.allCases.map(\.rawValue).joined(separator: ", ")).
+            """)
+
+    @Option(name: .customLong("keyboard"), help: "A keyboard to type through (repeatable). Default: the bundled NumberPad and Science.")
+    var keyboards: [String] = []
+    @OptionGroup var budget: BudgetOption
+    @Option(help: "How long to run, in seconds.") var duration: Double = 10
+    @Option(help: "Taps per second (0: as fast as the keyboards answer).") var tapRate: Double = 0
+    @Option(help: "Keyboard switches per second.") var switchRate: Double = 5
+    @Option(help: "Faults to inject, comma-separated (or 'all').") var faults: String = ""
+    @Option(help: "Fault taps per second.") var faultRate: Double = 2
+    @Option(help: "Seed of the random choices.") var seed: UInt64 = 1
+    @Option(help: "Deadline for each event in ms (a hang is detected after this).") var eventDeadline = 300
+    @Option(help: "Write the memory timeline chart (SVG) here.") var svg: String = "kbhost-stress.svg"
+    @Flag(help: "Print the report as JSON.") var json = false
+
+    func validate() throws {
+        guard duration > 0, duration <= 86_400 else { throw ValidationError("--duration must be in (0, 86400] seconds") }
+        guard tapRate >= 0, switchRate >= 0, faultRate >= 0 else { throw ValidationError("rates cannot be negative") }
+        _ = try StressFault.parse(faults)
+    }
+
+    func run() throws {
+        Sys.ignoreSIGPIPE()
+        let context = try Context.make()
+        let ids = keyboards.isEmpty ? ["dev.kbhost.NumberPad", "dev.kbhost.Science"] : keyboards
+        var rotation: [LoadableKeyboard] = []
+        for id in ids {
+            let entry = try report { try context.entry(id) }
+            guard let loadable = entry.loadable else {
+                throw exitWithError("\(id) is built in; stress runs plugins", status: Kbhost.Exit.refused)
+            }
+            rotation.append(loadable)
+        }
+        let faultKeyboards = try StressFault.parse(faults).map { try $0.keyboard(context.installation) }
+        var configuration = context.installation.processConfiguration
+        configuration.memoryBudgetBytes = try budget.bytes(context)
+        configuration.eventDeadlineMilliseconds = eventDeadline
+        var run = StressRun(keyboards: rotation, faultKeyboards: faultKeyboards, configuration: configuration,
+                            duration: duration, tapRate: tapRate, switchRate: switchRate, faultRate: faultRate, seed: seed,
+                            progress: !json)
+        let result = run.run()
+        try result.timeline.svg(budget: configuration.memoryBudgetBytes ?? 0)
+            .write(toFile: svg, atomically: true, encoding: .utf8)
+        if json { try printJSON(result.report) } else { Console.out(result.report.text(svg: svg)) }
+        if !result.report.passed { throw ExitCode(1) }
+    }
+}
+
+/// The faults a stress run can inject, each a class of the fault plugin.
+enum StressFault: String, CaseIterable {
+    case spike, leak, shm, crash, hang, exit, garbage
+
+    var className: String {
+        switch self {
+        case .spike: "SpikeOnKey"
+        case .leak: "LeakOnKey"
+        case .shm: "SharedMemoryOnKey"
+        case .crash: "CrashOnKey"
+        case .hang: "HangOnKey"
+        case .exit: "ExitOnKey"
+        case .garbage: "GarbageFrameOnKey"
+        }
+    }
+
+    static func parse(_ list: String) throws -> [StressFault] {
+        if list == "all" { return allCases }
+        return try list.split(separator: ",").map {
+            guard let f = StressFault(rawValue: String($0)) else {
+                throw ValidationError("unknown fault '\($0)'; faults: \(allCases.map(\.rawValue).joined(separator: ", ")), all")
+            }
+            return f
+        }
+    }
+
+    func keyboard(_ installation: Installation) throws -> LoadableKeyboard {
+        let library = installation.productsDirectory + "/libFaultKeyboards.so"
+        guard FileManager.default.fileExists(atPath: library) else {
+            throw ValidationError("the fault keyboards are not built (\(library)); run `swift build`")
+        }
+        let manifest = KeyboardManifest(path: library, bundleIdentifier: "dev.kbhost.fault.\(rawValue)",
+                                        displayName: "fault: \(rawValue)", executable: "libFaultKeyboards.so",
+                                        principalClass: className, isASCIICapable: true)
+        return LoadableKeyboard(manifest: manifest, libraryPath: library)
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a seed reproduces a run.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

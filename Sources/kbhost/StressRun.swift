@@ -1,0 +1,203 @@
+import Foundation
+import KBHost
+import KBSystem
+import KBText
+
+/// One stress run: keyboards in their processes under the budget, taps as
+/// fast as asked, switches, injected faults; every acknowledged character
+/// accounted for.
+struct StressRun {
+    let keyboards: [LoadableKeyboard]
+    let faultKeyboards: [LoadableKeyboard]
+    let configuration: ExtensionProcess.Configuration
+    let duration: Double
+    let tapRate: Double
+    let switchRate: Double
+    let faultRate: Double
+    var random: SeededRandom
+    let progress: Bool
+
+    init(keyboards: [LoadableKeyboard], faultKeyboards: [LoadableKeyboard], configuration: ExtensionProcess.Configuration,
+         duration: Double, tapRate: Double, switchRate: Double, faultRate: Double, seed: UInt64, progress: Bool) {
+        self.keyboards = keyboards
+        self.faultKeyboards = faultKeyboards
+        self.configuration = configuration
+        self.duration = duration
+        self.tapRate = tapRate
+        self.switchRate = switchRate
+        self.faultRate = faultRate
+        random = SeededRandom(state: seed)
+        self.progress = progress
+    }
+
+    // Running state.
+    private var sessions: [String: KeyboardSession] = [:]
+    private var current = ""
+    private var expected = ""
+    private var report = StressReport()
+    private var timeline = Timeline()
+    private var pids: Set<Int32> = []
+    /// Keys known to insert exactly their label, per keyboard (learned on first tap).
+    private var inserting: [String: [String: Bool]] = [:]
+    private var start: Int64 = 0
+
+    private var elapsed: Double { Double(Sys.monotonicNanoseconds() - start) / 1e9 }
+
+    mutating func run() -> (report: StressReport, timeline: Timeline) {
+        report.hostMemoryStart = ProcMemory.read(pid: getpid())?.privateDirtyBytes ?? 0
+        start = Sys.monotonicNanoseconds()
+        var nextSwitch = switchRate > 0 ? 1 / switchRate : .infinity
+        var nextFault = faultRate > 0 && !faultKeyboards.isEmpty ? 1 / faultRate : .infinity
+        var nextSample = 0.0, nextProgress = 0.5
+        activate(keyboards[Int.random(in: 0..<keyboards.count, using: &random)])
+        var tapsSinceCheck = 0
+        while elapsed < duration {
+            let now = elapsed
+            if now >= nextSwitch {
+                nextSwitch += 1 / switchRate
+                report.switches += 1
+                activate(keyboards[Int.random(in: 0..<keyboards.count, using: &random)])
+            }
+            if now >= nextFault {
+                nextFault += 1 / faultRate
+                injectFault()
+            }
+            if now >= nextSample {
+                nextSample = now + 0.01
+                if let s = sessions[current], let f = FootprintReader(pid: s.pid)?.read() {
+                    timeline.points.append((now, current, f.total))
+                }
+            }
+            if progress && now >= nextProgress {
+                nextProgress += 0.5
+                printProgress(now)
+            }
+            tap()
+            tapsSinceCheck += 1
+            if tapsSinceCheck >= 2000 { checkpoint(); tapsSinceCheck = 0 }
+            if tapRate > 0 {
+                let due = Double(report.taps) / tapRate
+                if due > elapsed { usleep(UInt32(min((due - elapsed) * 1e6, 100_000))) }
+            }
+        }
+        checkpoint()
+        report.seconds = elapsed
+        for s in sessions.values {
+            if let peak = s.peakFootprint { report.peak[s.keyboard.identifier] = max(report.peak[s.keyboard.identifier] ?? 0, peak) }
+            s.close()
+        }
+        sessions = [:]
+        report.leftBehind = pids.filter { ProcMemory.readSmallFile("/proc/\($0)/stat") != nil }.count
+        report.hostMemoryEnd = ProcMemory.read(pid: getpid())?.privateDirtyBytes ?? 0
+        if progress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        return (report, timeline)
+    }
+
+    /// Shows a keyboard, starting (or restarting) its process; the document moves with the user.
+    private mutating func activate(_ keyboard: LoadableKeyboard) {
+        let doc = sessions[current]?.document ?? TextDocument(text: expected)
+        if let old = sessions[current], old.keyboard.identifier != keyboard.identifier { try? old.disappear() }
+        current = keyboard.identifier
+        do {
+            if let s = sessions[current] {
+                try s.editDocument { $0.buffer = doc.buffer }
+                try s.appear()
+            } else {
+                let s = try KeyboardSession(keyboard: keyboard, document: doc, configuration: configuration,
+                                            needsInputModeSwitchKey: false)
+                pids.insert(s.pid)
+                sessions[current] = s
+                try s.appear()
+            }
+        } catch {
+            failed(current, error)
+        }
+    }
+
+    /// One tap on a random key that inserts its label.
+    private mutating func tap() {
+        guard let s = sessions[current] else { return activate(keyboards[0]) }
+        let keys = s.layout.rows.joined().filter { $0.role == .character && inserting[current]?[$0.label] != false }
+        guard !keys.isEmpty else { return }
+        let key = keys[Int.random(in: 0..<keys.count, using: &random)]
+        let before = s.document.text.utf16.count
+        do {
+            try s.perform(.tap, on: key)
+            report.taps += 1
+            if inserting[current]?[key.label] == nil {
+                // Learn once whether this key inserts exactly its label.
+                let inserted = s.document.text.utf16.count - before == key.label.utf16.count
+                    && s.document.text.hasSuffix(key.label)
+                inserting[current, default: [:]][key.label] = inserted
+                if !inserted { expected = s.document.text; return }
+            }
+            expected += key.label
+        } catch {
+            failed(current, error)
+        }
+    }
+
+    /// Switch to a fault keyboard, type a character, then press its bad key.
+    private mutating func injectFault() {
+        let fault = faultKeyboards[Int.random(in: 0..<faultKeyboards.count, using: &random)]
+        let back = keyboards[Int.random(in: 0..<keyboards.count, using: &random)]
+        activate(fault)
+        if let s = sessions[current], let boom = s.layout.key(named: "boom") {
+            tap()
+            let before = s.document.text
+            do {
+                try s.perform(.tap, on: boom)
+                expected += String(s.document.text.dropFirst(before.count))  // the leak's "+"
+            } catch {
+                failed(current, error)
+            }
+        }
+        activate(back)
+        report.recoveries += 1
+    }
+
+    private mutating func failed(_ id: String, _ error: any Error) {
+        guard let s = sessions.removeValue(forKey: id) else { return }
+        let failure = s.failure ?? (error as? KeyboardFailure)
+        let kind = failure?.kind ?? "other"
+        report.kills[kind, default: 0] += 1
+        if case .memoryExceeded(let kill)? = failure?.reason {
+            report.detection.append(kill.detectionNanoseconds)
+            report.overshoot.append(kill.overshoot)
+            report.peak[id] = max(report.peak[id] ?? 0, kill.peak)
+            timeline.kills.append((elapsed, id, kill.footprintAtKill))
+        } else {
+            timeline.kills.append((elapsed, id, 0))
+        }
+        // What it committed stays: carry it on.
+        if s.document.text != expected { report.mismatches.append("after \(kind) of \(id): document differs from what was acknowledged") }
+        expected = s.document.text
+        s.close()
+    }
+
+    /// Compares the document with the acknowledged taps, then starts a fresh document.
+    private mutating func checkpoint() {
+        guard let s = sessions[current] else { return }
+        let text = s.document.text
+        report.expectedCharacters += expected.count
+        report.committedCharacters += text.count
+        if text != expected {
+            report.mismatches.append(String(format: "at %.2f s on %@: expected %d characters, document has %d", elapsed, current,
+                                            expected.count, text.count))
+        }
+        expected = ""
+        try? s.editDocument { $0.buffer = TextBuffer() }
+    }
+
+    private func printProgress(_ now: Double) {
+        let rate = Double(report.taps) / max(now, 0.001)
+        let kills = report.kills.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " ")
+        var footprint = ""
+        if let s = sessions[current], let f = FootprintReader(pid: s.pid)?.read() {
+            footprint = String(format: " · %@ %.1f MiB", s.keyboard.manifest.displayName, Double(f.total) / 1_048_576)
+        }
+        let line = String(format: "\r\u{1B}[K%.1f s · %.0f taps/s · %d switches · kills: %@%@", now, rate, report.switches,
+                          kills.isEmpty ? "none" : kills, footprint)
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+}
