@@ -202,7 +202,15 @@ public final class KeyboardSession {
         guard textChanged || selectionChanged || factsChanged else { return }
         let (will, did): (TextInputCallback, TextInputCallback) = textChanged
             ? (.textWillChange, .textDidChange) : (.selectionWillChange, .selectionDidChange)
-        try deliver(.textInput(will), phase: will.selector.dropLast().description)
+        // The document is the app's: a keyboard that fails in textWillChange
+        // cannot veto the change, so it is applied whatever happens.
+        do {
+            try deliver(.textInput(will), phase: will.selector.dropLast().description)
+        } catch {
+            document = changed
+            document.buffer.commitMarkedText()
+            throw error
+        }
         document = changed
         windowStale = true
         try deliver(.textInput(did), phase: did.selector.dropLast().description)

@@ -1,6 +1,7 @@
 import Foundation
 import KBHost
 import KBSystem
+import KBText
 import KBWire
 import Testing
 
@@ -129,5 +130,18 @@ struct BadPluginTests {
         } throws: { error in
             (error as? KeyboardFailure)?.description.contains("no worker executable at /nonexistent/kbhost-worker") == true
         }
+    }
+}
+
+@Suite("The document is the app's")
+struct DocumentOwnershipTests {
+    @Test func aKeyboardDyingInTextWillChangeCannotVetoTheAppsEdit() throws {
+        let session = try Fixtures.session(Fixtures.fault("CrashInTextWillChange"), text: "abc")
+        try session.tap("1")
+        #expect(throws: KeyboardFailure.self) {
+            try session.editDocument { $0.buffer.replace(UTF16Range(location: 0, length: 4), with: "xyz") }
+        }
+        #expect(session.document.text == "xyz", "the app's change stands")
+        #expect(session.failure?.phase == "textWillChange")
     }
 }

@@ -124,6 +124,21 @@ SELECTORS(SpikeOnKey, did_load, boom_spike)
 SELECTORS(LeakOnKey, did_load, boom_leak)
 SELECTORS(SharedMemoryOnKey, did_load, boom_shared_memory)
 
+/* Crashes when the document changes from outside (textWillChange:). */
+static void text_will_change_crash(fault *self, const kbh_selector_v1 *cmd, void *input) {
+    (void)self; (void)cmd; (void)input;
+    abort();
+}
+static const kbh_selector_v1 CrashInTextWillChange_selectors[] = {
+    {"viewDidLoad", "v@:", (void *)did_load, NULL},
+    {"insertLabel:", "v@:@", (void *)insert_label, NULL},
+    {"boom", "v@:", (void *)boom_crash, NULL},
+    {"textWillChange:", "v@:@", (void *)text_will_change_crash, NULL},
+};
+static const kbh_class_v1 CrashInTextWillChange_class = {
+    .name = "CrashInTextWillChange", .create = create, .selectors = CrashInTextWillChange_selectors, .selector_count = 4,
+};
+
 /* viewDidLoad declared as taking an int: refused at load, never called. */
 static const kbh_selector_v1 BadEncoding_selectors[] = {
     {"viewDidLoad", "v@:i", (void *)did_load_int, NULL},
@@ -136,7 +151,7 @@ static const kbh_class_v1 *const classes[] = {
     &CrashInViewDidLoad_class, &HangInViewDidLoad_class, &HangInCreate_class, &BadLayoutAction_class,
     &CrashOnKey_class, &HangOnKey_class, &ExitOnKey_class, &BadEncoding_class,
     &OversizedFrameOnKey_class, &GarbageFrameOnKey_class,
-    &SpikeOnKey_class, &LeakOnKey_class, &SharedMemoryOnKey_class,
+    &SpikeOnKey_class, &LeakOnKey_class, &SharedMemoryOnKey_class, &CrashInTextWillChange_class,
 };
 
 static const kbh_plugin_v1 plugin = {
