@@ -115,3 +115,33 @@ struct StressCommandTests {
         #expect(r.err.contains("unknown fault 'meteor'"))
     }
 }
+
+@Suite("kbhost profile")
+struct ProfileCommandTests {
+    @Test func aLeakingKeyboardIsReportedAgainstEachDeviceProfile() throws {
+        let w = try World()
+        let bundle = w.root + "/leak"
+        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.installation.productsDirectory + "/libFaultKeyboards.so",
+                                         toPath: bundle + "/libFaultKeyboards.so")
+        let plist: [String: Any] = ["CFBundleIdentifier": "dev.example.Leak", "CFBundleExecutable": "libFaultKeyboards.so",
+                                    "NSExtension": ["NSExtensionPointIdentifier": "com.apple.keyboard-service",
+                                                    "NSExtensionPrincipalClass": "LeakOnKey"]]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+            .write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
+        #expect(try w.kbhost("install", bundle).status == 0)
+        let script = w.root + "/script.txt"
+        try Array(repeating: "boom", count: 15).joined(separator: " ").write(toFile: script, atomically: true, encoding: .utf8)
+        let r = try w.kbhost("profile", "dev.example.Leak", "--script", script, "--svg", w.root + "/p.svg", "--json")
+        #expect(r.status == 0, "\(r.err)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
+        let rows = try #require(report["profiles"] as? [[String: Any]])
+        #expect(rows.count == 3)
+        #expect(rows[0]["profile"] as? String == "older-phone")
+        #expect(rows[0]["fits"] as? Bool == false)
+        let after = try #require(rows[0]["overAfterTap"] as? Int)
+        #expect((10...13).contains(after), "4 MiB a tap crosses 48 MiB after about 12 taps (\(after))")
+        #expect(rows[2]["fits"] as? Bool == true, "15 taps × 4 MiB fit a 90 MiB tablet")
+        #expect((report["peakFootprintMiB"] as? Double ?? 0) > 60)
+    }
+}
