@@ -115,6 +115,7 @@ public final class ExtensionProcess {
 
     deinit {
         Governor.shared.unwatch(pid: pid)
+        Glibc.kill(-pid, SIGKILL)  // anything the keyboard forked goes with it
         if termination == nil {
             _ = try? Sys.pidfdSendSignal(pidfd, SIGKILL)
             _ = try? Sys.reap(pidfd: pidfd, wait: true)
@@ -202,8 +203,10 @@ public final class ExtensionProcess {
     /// The peak footprint the governor has seen (nil when not watched).
     public var peakFootprint: Int? { Governor.shared.peak(of: pid) }
 
-    /// SIGKILL through the pidfd, then reap.
+    /// SIGKILL through the pidfd (and to its process group, so nothing it
+    /// forked survives it), then reap.
     public func kill() {
+        Glibc.kill(-pid, SIGKILL)
         guard termination == nil else { return }
         _ = try? Sys.pidfdSendSignal(pidfd, SIGKILL)
         termination = (try? Sys.reap(pidfd: pidfd, wait: true)) ?? .signaled(SIGKILL)
@@ -222,6 +225,7 @@ public final class ExtensionProcess {
             }
             if let ended = try? Sys.reap(pidfd: pidfd, wait: false) {
                 termination = ended
+                Glibc.kill(-pid, SIGKILL)  // what it forked dies with it
             } else {
                 kill()
             }

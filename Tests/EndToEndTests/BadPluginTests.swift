@@ -145,3 +145,33 @@ struct DocumentOwnershipTests {
         #expect(session.failure?.phase == "textWillChange")
     }
 }
+
+@Suite("Floods and forks")
+struct FloodAndForkTests {
+    @Test func aFloodOfEditsEndsThatKeyboardNotTheHost() throws {
+        let session = try Fixtures.session(Fixtures.fault("FloodOnKey"), text: "kept", eventMs: 5000)
+        #expect(throws: SessionError.self) { try session.tap("boom") }
+        let failure = try #require(session.failure)
+        #expect(failure.kind == "protocol", "\(failure)")
+        #expect(session.document.text == "kept")
+        let other = try Fixtures.session(try Fixtures.sample("dev.kbhost.NumberPad"))
+        try other.tap("1")
+        #expect(other.document.text == "1")
+    }
+
+    @Test func nothingAKeyboardForkedOutlivesIt() throws {
+        let session = try Fixtures.session(Fixtures.fault("ForkOnKey"), eventMs: 500)
+        let pid = session.pid
+        #expect(throws: SessionError.self) { try session.tap("boom") }
+        #expect(session.failure?.kind == "hang")
+        usleep(100_000)
+        // Every process of the keyboard's group is gone.
+        let stragglers = try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap(Int32.init).filter { candidate in
+            guard let stat = ProcMemory.readSmallFile("/proc/\(candidate)/stat"),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 3 && fields[0] != "Z" && Int32(fields[3]) == pid
+        }
+        #expect(stragglers.isEmpty, "processes left in the keyboard's group: \(stragglers)")
+    }
+}

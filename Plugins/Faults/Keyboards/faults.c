@@ -100,6 +100,18 @@ static void boom_shared_memory(fault *self, const kbh_selector_v1 *cmd) {
     hang();
 }
 
+/* Floods the host: 300,000 insertText calls (a reply of about 1.8 MB) in one action. */
+static void boom_flood(fault *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    for (int i = 0; i < 300000; i++) self->host->insert_text(self->host->ctx, "x");
+}
+/* Forks a child that sleeps forever holding the channel: it must not outlive the host's kill. */
+static void boom_fork(fault *self, const kbh_selector_v1 *cmd) {
+    (void)self; (void)cmd;
+    if (fork() == 0) hang();
+    hang();
+}
+
 #define SELECTORS(cls, load_imp, boom_imp)                                    \
     static const kbh_selector_v1 cls##_selectors[] = {                         \
         {"viewDidLoad", "v@:", (void *)(load_imp), NULL},                      \
@@ -123,6 +135,8 @@ SELECTORS(GarbageFrameOnKey, did_load, boom_garbage_frame)
 SELECTORS(SpikeOnKey, did_load, boom_spike)
 SELECTORS(LeakOnKey, did_load, boom_leak)
 SELECTORS(SharedMemoryOnKey, did_load, boom_shared_memory)
+SELECTORS(FloodOnKey, did_load, boom_flood)
+SELECTORS(ForkOnKey, did_load, boom_fork)
 
 /* Crashes when the document changes from outside (textWillChange:). */
 static void text_will_change_crash(fault *self, const kbh_selector_v1 *cmd, void *input) {
@@ -152,6 +166,7 @@ static const kbh_class_v1 *const classes[] = {
     &CrashOnKey_class, &HangOnKey_class, &ExitOnKey_class, &BadEncoding_class,
     &OversizedFrameOnKey_class, &GarbageFrameOnKey_class,
     &SpikeOnKey_class, &LeakOnKey_class, &SharedMemoryOnKey_class, &CrashInTextWillChange_class,
+    &FloodOnKey_class, &ForkOnKey_class,
 };
 
 static const kbh_plugin_v1 plugin = {
