@@ -150,6 +150,26 @@ public final class ExtensionProcess {
         return reply
     }
 
+    /// Pipelining: sends several requests in one write, then hands each reply,
+    /// in order, to `handle`. The worker answers them one by one; if it dies
+    /// part way, the replies it sent are still handed over before the failure.
+    public func requestAll(_ messages: [HostMessage], phase: @autoclosure () -> String,
+                           handle: (Int, WorkerMessage) throws(KeyboardFailure) -> Void) throws(KeyboardFailure) {
+        guard termination == nil else { throw end(phase: phase(), .io("the extension process has already ended")) }
+        var bytes: [UInt8] = []
+        for message in messages { bytes += message.encodedFrame() }
+        do {
+            try Sys.sendAll(socket, bytes)
+        } catch {
+            throw end(phase: phase(), .io("\(error)"), preferExit: true)
+        }
+        for i in messages.indices {
+            let reply = try receive(phase: phase, deadlineMilliseconds: configuration.eventDeadlineMilliseconds)
+            if case .failure(let f) = reply { throw end(phase: phase(), .loadFailed(f.kind, f.message)) }
+            try handle(i, reply)
+        }
+    }
+
     /// Waits for one whole frame from the worker: a blocking receive bounded
     /// by SO_RCVTIMEO (one system call on the fast path, no poll). The worker's
     /// end of the socket closes when it dies, so an exit shows as end of file;

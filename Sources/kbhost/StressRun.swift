@@ -72,8 +72,7 @@ struct StressRun {
                 nextProgress += 0.5
                 printProgress(now)
             }
-            tap()
-            tapsSinceCheck += 1
+            if tapRate == 0 { tapsSinceCheck += tapBatch() } else { tap(); tapsSinceCheck += 1 }
             if tapsSinceCheck >= 2000 { checkpoint(); tapsSinceCheck = 0 }
             if tapRate > 0 {
                 let due = Double(report.taps) / tapRate
@@ -135,6 +134,31 @@ struct StressRun {
         } catch {
             failed(current, error)
         }
+    }
+
+    /// As fast as the keyboards answer: 32 taps pipelined on keys known to
+    /// insert their label (unknown keys are first learned one tap at a time).
+    private mutating func tapBatch() -> Int {
+        guard let s = sessions[current] else { activate(keyboards[0]); return 0 }
+        let characters = s.layout.rows.joined().filter { $0.role == .character }
+        let known = characters.filter { inserting[current]?[$0.label] == true }
+        if known.isEmpty || characters.contains(where: { inserting[current]?[$0.label] == nil }) {
+            tap()
+            return 1
+        }
+        let keys = (0..<32).map { _ in known[Int.random(in: 0..<known.count, using: &random)] }
+        var acknowledged = 0
+        do {
+            try s.tapAll(keys, acknowledged: &acknowledged)
+        } catch {
+            expected += keys.prefix(acknowledged).map(\.label).joined()
+            report.taps += acknowledged
+            failed(current, error)
+            return acknowledged
+        }
+        expected += keys.map(\.label).joined()
+        report.taps += keys.count
+        return keys.count
     }
 
     /// Switch to a fault keyboard, type a character, then press its bad key.

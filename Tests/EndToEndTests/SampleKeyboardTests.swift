@@ -127,3 +127,25 @@ struct TypeCommandTests {
         #expect(err.contains("dev.kbhost.Calculator"))
     }
 }
+
+@Suite("Pipelined taps")
+struct PipelinedTapTests {
+    @Test func pipelinedTapsTypeWhatSingleTapsType() throws {
+        let session = try Fixtures.session(try Fixtures.sample("dev.kbhost.Science"), text: "→")
+        let keys = ["h", "e", "l", "l", "o", "space", "w", "o", "r", "l", "d"].map { session.layout.key(named: $0)! }
+        var acknowledged = 0
+        try session.tapAll(keys, acknowledged: &acknowledged)
+        #expect(acknowledged == keys.count)
+        #expect(session.document.text == "→hello world")
+    }
+
+    @Test func aFailureInTheMiddleKeepsWhatCameBefore() throws {
+        let session = try Fixtures.session(Fixtures.fault("CrashOnKey"), text: "")
+        let one = session.layout.key(named: "1")!, boom = session.layout.key(named: "boom")!
+        var acknowledged = 0
+        #expect(throws: KeyboardFailure.self) { try session.tapAll([one, one, one, boom, one], acknowledged: &acknowledged) }
+        #expect(acknowledged == 3)
+        #expect(session.document.text == "111", "the three answered taps are committed, nothing after the crash")
+        #expect(session.failure?.kind == "crash")
+    }
+}
