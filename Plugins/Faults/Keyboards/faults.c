@@ -161,12 +161,95 @@ static const kbh_class_v1 BadEncoding_class = {
     .name = "BadEncoding", .create = create, .selectors = BadEncoding_selectors, .selector_count = 1,
 };
 
+/* ------------------------------------------------------------------ */
+/* Crash and hang in every phase: CrashIn<Phase> / HangIn<Phase>, built */
+/* at first use. The phase's selector carries its fault in `info`.      */
+/* ------------------------------------------------------------------ */
+
+enum { FAULT_NONE = 0, FAULT_CRASH = 1, FAULT_HANG = 2 };
+
+static void act(const kbh_selector_v1 *cmd) {
+    if (cmd->info == (void *)FAULT_CRASH) abort();
+    if (cmd->info == (void *)FAULT_HANG) hang();
+}
+static void phase_v(fault *self, const kbh_selector_v1 *cmd) {
+    act(cmd);
+    if (strcmp(cmd->name, "viewDidLoad") == 0) layout_with(self, "insertLabel:");
+}
+static void phase_vB(fault *self, const kbh_selector_v1 *cmd, bool animated) { (void)self; (void)animated; act(cmd); }
+static void phase_vAt(fault *self, const kbh_selector_v1 *cmd, void *input) { (void)self; (void)input; act(cmd); }
+
+static const kbh_selector_v1 phase_base[] = {
+    {"viewDidLoad", "v@:", (void *)phase_v, NULL},
+    {"viewWillAppear:", "v@:B", (void *)phase_vB, NULL},
+    {"viewDidAppear:", "v@:B", (void *)phase_vB, NULL},
+    {"viewWillDisappear:", "v@:B", (void *)phase_vB, NULL},
+    {"viewDidDisappear:", "v@:B", (void *)phase_vB, NULL},
+    {"textWillChange:", "v@:@", (void *)phase_vAt, NULL},
+    {"textDidChange:", "v@:@", (void *)phase_vAt, NULL},
+    {"selectionWillChange:", "v@:@", (void *)phase_vAt, NULL},
+    {"selectionDidChange:", "v@:@", (void *)phase_vAt, NULL},
+    {"insertLabel:", "v@:@", (void *)insert_label, NULL},
+    {"boom", "v@:", (void *)boom_crash, NULL},
+};
+#define PHASE_SELECTORS (sizeof phase_base / sizeof phase_base[0])
+/* Phases 1…8 (viewDidLoad has its own classes above). */
+static const char *const phase_names[] = {
+    NULL, "ViewWillAppear", "ViewDidAppear", "ViewWillDisappear", "ViewDidDisappear",
+    "TextWillChange", "TextDidChange", "SelectionWillChange", "SelectionDidChange",
+};
+#define PHASES 9
+static kbh_class_v1 phase_classes[2 * (PHASES - 1)];
+
+static void build_phase_classes(void) {
+    static int built = 0;
+    if (built) return;
+    built = 1;
+    for (int mode = 0; mode < 2; mode++) {
+        for (int p = 1; p < PHASES; p++) {
+            kbh_selector_v1 *sels = malloc(sizeof phase_base);
+            memcpy(sels, phase_base, sizeof phase_base);
+            sels[p].info = (void *)(intptr_t)(mode == 0 ? FAULT_CRASH : FAULT_HANG);
+            char *name = malloc(64);
+            strcpy(name, mode == 0 ? "CrashIn" : "HangIn");
+            strcat(name, phase_names[p]);
+            phase_classes[mode * (PHASES - 1) + (p - 1)] = (kbh_class_v1){
+                .name = name, .create = create, .selectors = sels, .selector_count = PHASE_SELECTORS,
+            };
+        }
+    }
+}
+
+/* Globe: asks for the next input mode, then crashes before returning. */
+static void globe_then_crash(fault *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    self->host->advance_to_next_input_mode(self->host->ctx);
+    abort();
+}
+static void did_load_globe(fault *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    static kbh_key_spec_v1 keys[2];
+    keys[0] = (kbh_key_spec_v1){.label = "1", .action = "insertLabel:"};
+    keys[1] = (kbh_key_spec_v1){.label = "G", .role = KBH_ROLE_GLOBE, .action = "globe"};
+    kbh_row_spec_v1 rows[] = {{keys, 2}};
+    kbh_layout_v1 layout = {.rows = rows, .row_count = 1};
+    self->host->set_layout(self->host->ctx, &layout);
+}
+static const kbh_selector_v1 CrashInAdvance_selectors[] = {
+    {"viewDidLoad", "v@:", (void *)did_load_globe, NULL},
+    {"insertLabel:", "v@:@", (void *)insert_label, NULL},
+    {"globe", "v@:", (void *)globe_then_crash, NULL},
+};
+static const kbh_class_v1 CrashInAdvance_class = {
+    .name = "CrashInAdvance", .create = create, .selectors = CrashInAdvance_selectors, .selector_count = 3,
+};
+
 static const kbh_class_v1 *const classes[] = {
     &CrashInViewDidLoad_class, &HangInViewDidLoad_class, &HangInCreate_class, &BadLayoutAction_class,
     &CrashOnKey_class, &HangOnKey_class, &ExitOnKey_class, &BadEncoding_class,
     &OversizedFrameOnKey_class, &GarbageFrameOnKey_class,
     &SpikeOnKey_class, &LeakOnKey_class, &SharedMemoryOnKey_class, &CrashInTextWillChange_class,
-    &FloodOnKey_class, &ForkOnKey_class,
+    &FloodOnKey_class, &ForkOnKey_class, &CrashInAdvance_class,
 };
 
 static const kbh_plugin_v1 plugin = {
@@ -176,4 +259,16 @@ static const kbh_plugin_v1 plugin = {
     .class_count = sizeof classes / sizeof classes[0],
 };
 
-const kbh_plugin_v1 *kbhost_keyboard_plugin_v1(void) { return &plugin; }
+static const kbh_class_v1 *all_classes[sizeof classes / sizeof classes[0] + 2 * (PHASES - 1)];
+static kbh_plugin_v1 full_plugin;
+
+const kbh_plugin_v1 *kbhost_keyboard_plugin_v1(void) {
+    build_phase_classes();
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) all_classes[n++] = classes[i];
+    for (size_t i = 0; i < 2 * (PHASES - 1); i++) all_classes[n++] = &phase_classes[i];
+    full_plugin = plugin;
+    full_plugin.classes = all_classes;
+    full_plugin.class_count = (uint32_t)n;
+    return &full_plugin;
+}
