@@ -38,7 +38,7 @@ final class AttachSession {
     let context: Context
     let field: FieldContext
     var document: TextDocument
-    var sessions: [String: KeyboardSession] = [:]
+    let sessions = SessionPool(limit: 3)
     var currentID: String
     /// The keyboard used before the current one: where the user lands if the current one fails.
     var previousID: String?
@@ -74,6 +74,7 @@ final class AttachSession {
             let session: KeyboardSession
             if let existing = sessions[id], existing.failure == nil {
                 session = existing
+                sessions.touch(id)
                 let doc = document
                 try session.editDocument { $0 = doc }
             } else {
@@ -84,7 +85,7 @@ final class AttachSession {
                                               needsInputModeSwitchKey: InputModes.needsInputModeSwitchKey(settings, deviceDrawsGlobeKey: settings.deviceDrawsGlobeKey),
                                               hasFullAccess: settings.fullAccess.contains(id), inputModes: settings.enabled)
                 session.onAdvanceToNextInputMode = { [weak self] in self?.globe() }
-                sessions[id] = session
+                sessions.insert(session)
             }
             try session.appear()
         } catch {
@@ -96,8 +97,7 @@ final class AttachSession {
     /// plain text); the failure is recorded — a keyboard that keeps failing is
     /// set aside — and the user lands on the previous keyboard, or the system one.
     func fellBack(from id: String, because reason: String) {
-        if let failed = sessions[id] { document = failed.document }
-        sessions[id] = nil
+        if let failed = sessions.remove(id) { document = failed.document }
         let firstLine = String(reason.split(separator: "\n").first ?? "")
         let settings = try? context.store.update { $0.recordFailure(of: id, reason: firstLine, at: Date().timeIntervalSince1970) }
         var landing = SystemKeyboard.identifier
@@ -143,7 +143,7 @@ final class AttachSession {
             }
             render()
         }
-        for session in sessions.values { session.close() }
+        sessions.closeAll()
     }
 
     func daemonNews() {

@@ -31,7 +31,7 @@ struct StressRun {
     }
 
     // Running state.
-    private var sessions: [String: KeyboardSession] = [:]
+    private let sessions = SessionPool(limit: 3)
     private var current = ""
     private var expected = ""
     private var report = StressReport()
@@ -81,15 +81,17 @@ struct StressRun {
         }
         checkpoint()
         report.seconds = elapsed
-        for s in sessions.values {
-            if let peak = s.peakFootprint { report.peak[s.keyboard.identifier] = max(report.peak[s.keyboard.identifier] ?? 0, peak) }
-            s.close()
-        }
-        sessions = [:]
+        for s in sessions.all { peakSeen(s) }
+        sessions.closeAll()
         report.leftBehind = pids.filter { ProcMemory.readSmallFile("/proc/\($0)/stat") != nil }.count
         report.hostMemoryEnd = ProcMemory.read(pid: getpid())?.privateDirtyBytes ?? 0
         if progress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         return (report, timeline)
+    }
+
+    /// Keeps the largest footprint seen of a keyboard that may be ended next.
+    private mutating func peakSeen(_ s: KeyboardSession) {
+        if let peak = s.peakFootprint { report.peak[s.keyboard.identifier] = max(report.peak[s.keyboard.identifier] ?? 0, peak) }
     }
 
     /// Shows a keyboard, starting (or restarting) its process; the document moves with the user.
@@ -99,13 +101,15 @@ struct StressRun {
         current = keyboard.identifier
         do {
             if let s = sessions[current] {
+                sessions.touch(current)
                 try s.editDocument { $0.buffer = doc.buffer }
                 try s.appear()
             } else {
                 let s = try KeyboardSession(keyboard: keyboard, document: doc, configuration: configuration,
                                             needsInputModeSwitchKey: false)
                 pids.insert(s.pid)
-                sessions[current] = s
+                for old in sessions.all { peakSeen(old) }
+                sessions.insert(s)
                 try s.appear()
             }
         } catch {
@@ -181,7 +185,7 @@ struct StressRun {
     }
 
     private mutating func failed(_ id: String, _ error: any Error) {
-        guard let s = sessions.removeValue(forKey: id) else { return }
+        guard let s = sessions.remove(id) else { return }
         let failure = s.failure ?? (error as? KeyboardFailure)
         let kind = failure?.kind ?? "other"
         report.kills[kind, default: 0] += 1

@@ -37,3 +37,46 @@ struct ProcessLifetimeTests {
         #expect(!Fixtures.processExists(pid))
     }
 }
+
+@Suite("Switched-away keyboards and thread storms")
+struct SessionPoolTests {
+    @Test func pastTheLimitTheLeastRecentlyUsedKeyboardIsEnded() throws {
+        let pool = SessionPool(limit: 2)
+        let ids = ["dev.kbhost.NumberPad", "dev.kbhost.Calculator", "dev.kbhost.Science"]
+        var pids: [Int32] = []
+        for id in ids.prefix(2) {
+            let s = try Fixtures.session(try Fixtures.sample(id))
+            pids.append(s.pid)
+            pool.insert(s)
+        }
+        pool.touch("dev.kbhost.NumberPad")  // used again: Calculator is now the oldest
+        let science = try Fixtures.session(try Fixtures.sample(ids[2]))
+        pool.insert(science)
+        #expect(pool.count == 2)
+        #expect(pool["dev.kbhost.Calculator"] == nil)
+        #expect(!Fixtures.processExists(pids[1]), "the evicted keyboard's process is ended")
+        #expect(Fixtures.processExists(pids[0]), "the recently used one stays")
+        pool.closeAll()
+        #expect(!Fixtures.processExists(pids[0]) && !Fixtures.processExists(science.pid))
+    }
+
+    @Test func aKeyboardStartingThousandsOfThreadsDoesNotTakeTheHostDown() throws {
+        var config = Fixtures.configuration
+        config.memoryBudgetBytes = 48 << 20
+        config.eventDeadlineMilliseconds = 10_000
+        let session = try KeyboardSession(keyboard: Fixtures.fault("ThreadsOnKey"), document: TextDocument(text: "kept "),
+                                          configuration: config)
+        try session.appear()
+        _ = try? session.tap("boom")
+        // Either it lived (its thread limit stopped it: RLIMIT_DATA, small stacks) or the budget ended it.
+        if let failure = session.failure {
+            #expect(["memory", "crash"].contains(failure.kind), "\(failure)")
+        } else {
+            #expect(session.document.text.hasPrefix("kept "))
+        }
+        #expect(session.document.text.hasPrefix("kept "))
+        let other = try Fixtures.session(try Fixtures.sample("dev.kbhost.NumberPad"))
+        try other.tap("2")
+        #expect(other.document.text == "2")
+    }
+}

@@ -100,6 +100,20 @@ static void boom_shared_memory(fault *self, const kbh_selector_v1 *cmd) {
     hang();
 }
 
+/* Starts as many threads as it can (each sleeps forever). */
+#include <pthread.h>
+static void *sleeper(void *arg) { (void)arg; hang(); return NULL; }
+static void boom_threads(fault *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    int started = 0;
+    for (int i = 0; i < 4000; i++) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, sleeper, NULL) != 0) break;
+        started++;
+    }
+    self->host->insert_text(self->host->ctx, started > 0 ? "T" : "t");
+}
+
 /* Floods the host: 300,000 insertText calls (a reply of about 1.8 MB) in one action. */
 static void boom_flood(fault *self, const kbh_selector_v1 *cmd) {
     (void)cmd;
@@ -137,6 +151,7 @@ SELECTORS(LeakOnKey, did_load, boom_leak)
 SELECTORS(SharedMemoryOnKey, did_load, boom_shared_memory)
 SELECTORS(FloodOnKey, did_load, boom_flood)
 SELECTORS(ForkOnKey, did_load, boom_fork)
+SELECTORS(ThreadsOnKey, did_load, boom_threads)
 
 /* Crashes when the document changes from outside (textWillChange:). */
 static void text_will_change_crash(fault *self, const kbh_selector_v1 *cmd, void *input) {
@@ -249,7 +264,7 @@ static const kbh_class_v1 *const classes[] = {
     &CrashOnKey_class, &HangOnKey_class, &ExitOnKey_class, &BadEncoding_class,
     &OversizedFrameOnKey_class, &GarbageFrameOnKey_class,
     &SpikeOnKey_class, &LeakOnKey_class, &SharedMemoryOnKey_class, &CrashInTextWillChange_class,
-    &FloodOnKey_class, &ForkOnKey_class, &CrashInAdvance_class,
+    &FloodOnKey_class, &ForkOnKey_class, &CrashInAdvance_class, &ThreadsOnKey_class,
 };
 
 static const kbh_plugin_v1 plugin = {
