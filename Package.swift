@@ -21,6 +21,7 @@ let package = Package(
         // Keyboards that misbehave on purpose, for tests and stress runs.
         .library(name: "FaultKeyboards", type: .dynamic, targets: ["FaultKeyboards"]),
         .library(name: "FaultNoEntry", type: .dynamic, targets: ["FaultNoEntry"]),
+        .library(name: "SwiftFaultKeyboards", type: .dynamic, targets: ["SwiftFaultKeyboards"]),
         .library(name: "FaultWrongABI", type: .dynamic, targets: ["FaultWrongABI"]),
     ],
     dependencies: [
@@ -77,6 +78,7 @@ let package = Package(
         .target(name: "NumberPadKeyboard", dependencies: ["CKeyboardABI"], path: "Plugins/NumberPad"),
         .target(name: "FaultKeyboards", dependencies: ["CKeyboardABI"], path: "Plugins/Faults/Keyboards"),
         .target(name: "FaultNoEntry", dependencies: ["CKeyboardABI"], path: "Plugins/Faults/NoEntry"),
+        .target(name: "SwiftFaultKeyboards", dependencies: ["KeyboardSDK"], path: "Plugins/Faults/Swift"),
         .target(name: "FaultWrongABI", dependencies: ["CKeyboardABI"], path: "Plugins/Faults/WrongABI"),
 
         // Tests: one target per module, plus end-to-end tests through real processes.

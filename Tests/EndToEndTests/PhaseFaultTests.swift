@@ -56,3 +56,24 @@ struct PhaseFaultTests {
         #expect(session.document.text == "kept 1")
     }
 }
+
+@Suite("Swift traps and busy loops")
+struct SwiftFaultTests {
+    @Test func aSwiftRuntimeTrapEndsOnlyTheKeyboard() throws {
+        let session = try Fixtures.session(Fixtures.fault("TrapOnKey", library: "libSwiftFaultKeyboards.so"), text: "kept ")
+        try session.tap("1")
+        #expect(throws: SessionError.self) { try session.tap("boom") }
+        let failure = try #require(session.failure)
+        #expect(failure.kind == "crash", "\(failure)")
+        guard case .signaled(let signal) = failure.reason else { return }
+        #expect(signal == SIGILL || signal == SIGTRAP, "a Swift trap is an illegal instruction")
+        #expect(session.document.text == "kept 1")
+    }
+
+    @Test func aBusyLoopIsAHang() throws {
+        let session = try Fixtures.session(Fixtures.fault("SpinOnKey", library: "libSwiftFaultKeyboards.so"), eventMs: 400)
+        #expect(throws: SessionError.self) { try session.tap("boom") }
+        #expect(session.failure?.kind == "hang")
+        #expect(session.failure?.reason == .deadlineExceeded(milliseconds: 400))
+    }
+}
