@@ -96,6 +96,9 @@ public final class ExtensionProcess {
         if let budget = configuration.memoryBudgetBytes {
             Governor.shared.watch(pid: spawned, pidfd: pidfd, budget: budget)
         }
+        // An exit wakes a waiting receive at once, whoever else holds the channel.
+        let channel = hostEnd
+        ExitWatcher.shared.watch(pidfd: pidfd) { _ = Glibc.shutdown(channel, Int32(SHUT_RDWR)) }
 
         let reply = try request(.hello(protocolVersion: WireVersion.protocolVersion, abiVersion: WireVersion.abiVersion),
                                 phase: "launch", deadlineMilliseconds: configuration.launchDeadlineMilliseconds)
@@ -114,6 +117,7 @@ public final class ExtensionProcess {
     }
 
     deinit {
+        ExitWatcher.shared.unwatch(pidfd: pidfd)
         Governor.shared.unwatch(pid: pid)
         Glibc.kill(-pid, SIGKILL)  // anything the keyboard forked goes with it
         if termination == nil {

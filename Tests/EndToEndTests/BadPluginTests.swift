@@ -175,3 +175,16 @@ struct FloodAndForkTests {
         #expect(stragglers.isEmpty, "processes left in the keyboard's group: \(stragglers)")
     }
 }
+
+@Suite("Exits seen through the pidfd")
+struct PidfdExitTests {
+    @Test func anExitIsSeenAtOnceEvenWhenAForkedChildHoldsTheChannel() throws {
+        let session = try Fixtures.session(Fixtures.fault("ForkThenExitOnKey"), text: "kept ", eventMs: 5000)
+        let started = Sys.monotonicNanoseconds()
+        #expect(throws: SessionError.self) { try session.tap("boom") }
+        let failure = try #require(session.failure)
+        #expect(failure.reason == .exited(status: 3), "\(failure)")
+        #expect(Sys.monotonicNanoseconds() - started < 2_000_000_000, "not the 5 s deadline: the pidfd said so")
+        #expect(session.document.text == "kept ")
+    }
+}

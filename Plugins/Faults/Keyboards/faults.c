@@ -100,6 +100,13 @@ static void boom_shared_memory(fault *self, const kbh_selector_v1 *cmd) {
     hang();
 }
 
+/* Forks a child that keeps the channel open, then exits: no end of file ever comes. */
+static void boom_fork_exit(fault *self, const kbh_selector_v1 *cmd) {
+    (void)self; (void)cmd;
+    if (fork() == 0) hang();
+    _exit(3);
+}
+
 /* Starts as many threads as it can (each sleeps forever). */
 #include <pthread.h>
 static void *sleeper(void *arg) { (void)arg; hang(); return NULL; }
@@ -152,6 +159,7 @@ SELECTORS(SharedMemoryOnKey, did_load, boom_shared_memory)
 SELECTORS(FloodOnKey, did_load, boom_flood)
 SELECTORS(ForkOnKey, did_load, boom_fork)
 SELECTORS(ThreadsOnKey, did_load, boom_threads)
+SELECTORS(ForkThenExitOnKey, did_load, boom_fork_exit)
 
 /* Crashes when the document changes from outside (textWillChange:). */
 static void text_will_change_crash(fault *self, const kbh_selector_v1 *cmd, void *input) {
@@ -264,7 +272,7 @@ static const kbh_class_v1 *const classes[] = {
     &CrashOnKey_class, &HangOnKey_class, &ExitOnKey_class, &BadEncoding_class,
     &OversizedFrameOnKey_class, &GarbageFrameOnKey_class,
     &SpikeOnKey_class, &LeakOnKey_class, &SharedMemoryOnKey_class, &CrashInTextWillChange_class,
-    &FloodOnKey_class, &ForkOnKey_class, &CrashInAdvance_class, &ThreadsOnKey_class,
+    &FloodOnKey_class, &ForkOnKey_class, &CrashInAdvance_class, &ThreadsOnKey_class, &ForkThenExitOnKey_class,
 };
 
 static const kbh_plugin_v1 plugin = {
