@@ -120,3 +120,48 @@ struct AttachTests {
         #expect(r.err.contains("needs a terminal"))
     }
 }
+
+@Suite("attach falls back when a keyboard fails", .serialized)
+struct AttachFallbackTests {
+    @Test func aCrashLandsTheUserOnThePreviousKeyboardWithTheTextKept() throws {
+        let w = try World()
+        // The crashing keyboard as an installed bundle.
+        let bundle = w.root + "/crasher"
+        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.installation.productsDirectory + "/libFaultKeyboards.so",
+                                         toPath: bundle + "/libFaultKeyboards.so")
+        let plist: [String: Any] = ["CFBundleIdentifier": "dev.example.Crasher", "CFBundleDisplayName": "Crasher",
+                                    "CFBundleExecutable": "libFaultKeyboards.so",
+                                    "NSExtension": ["NSExtensionPointIdentifier": "com.apple.keyboard-service",
+                                                    "NSExtensionPrincipalClass": "CrashOnTypedX",
+                                                    "NSExtensionAttributes": ["IsASCIICapable": true]]]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+            .write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
+        let env = ["KBHOST_HOME": w.home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!,
+                   "KBHOST_RUNTIME_DIR": w.root + "/run"]
+        #expect(try w.run(["install", bundle], extraEnvironment: env).status == 0)
+        _ = try w.run(["enable", "dev.kbhost.NumberPad", "dev.example.Crasher"], extraEnvironment: env)
+        _ = try w.run(["set", "dev.kbhost.NumberPad"], extraEnvironment: env)
+
+        let t = try PseudoTerminalSession(arguments: ["attach"], environment: env)
+        #expect(t.waitFor("Number Pad (dev.kbhost.NumberPad"))
+        t.type("1")
+        #expect(t.waitFor("1" + AttachTests.caret))
+        t.press([7])  // globe: the crasher
+        #expect(t.waitFor("Crasher (dev.example.Crasher"))
+        t.type("1")
+        #expect(t.waitFor("11" + AttachTests.caret))
+        t.type("m")   // marked text, then the crash: it is committed as plain text
+        #expect(t.waitFor("\u{1B}[4mか"))
+        t.type("x")   // crash
+        #expect(t.waitFor("switched to Number Pad"), "the user lands on the keyboard used before")
+        t.type("2")
+        #expect(t.waitFor("11かな2" + AttachTests.caret), "nothing committed was lost; the marked text became text")
+        t.press([27])
+        t.process.waitUntilExit()
+        let list = try w.run(["list"], extraEnvironment: env)
+        #expect(list.status == 0)
+        let settings = try SettingsStore(directory: w.home).load()
+        #expect(settings.failures["dev.example.Crasher"]?.count == 1, "the failure is recorded for backoff")
+    }
+}

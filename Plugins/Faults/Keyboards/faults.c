@@ -107,6 +107,22 @@ static void boom_fork_exit(fault *self, const kbh_selector_v1 *cmd) {
     _exit(3);
 }
 
+/* "x" crashes (a key a terminal can type); "m" composes marked text. */
+static void did_load_typed(fault *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    static kbh_key_spec_v1 keys[3];
+    keys[0] = (kbh_key_spec_v1){.label = "1", .action = "insertLabel:"};
+    keys[1] = (kbh_key_spec_v1){.label = "x", .action = "boom"};
+    keys[2] = (kbh_key_spec_v1){.label = "m", .action = "compose"};
+    kbh_row_spec_v1 rows[] = {{keys, 3}};
+    kbh_layout_v1 layout = {.rows = rows, .row_count = 1};
+    self->host->set_layout(self->host->ctx, &layout);
+}
+static void compose(fault *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    self->host->set_marked_text(self->host->ctx, "かな", 2, 0);
+}
+
 /* Starts as many threads as it can (each sleeps forever). */
 #include <pthread.h>
 static void *sleeper(void *arg) { (void)arg; hang(); return NULL; }
@@ -267,12 +283,22 @@ static const kbh_class_v1 CrashInAdvance_class = {
     .name = "CrashInAdvance", .create = create, .selectors = CrashInAdvance_selectors, .selector_count = 3,
 };
 
+static const kbh_selector_v1 CrashOnTypedX_selectors[] = {
+    {"viewDidLoad", "v@:", (void *)did_load_typed, NULL},
+    {"insertLabel:", "v@:@", (void *)insert_label, NULL},
+    {"boom", "v@:", (void *)boom_crash, NULL},
+    {"compose", "v@:", (void *)compose, NULL},
+};
+static const kbh_class_v1 CrashOnTypedX_class = {
+    .name = "CrashOnTypedX", .create = create, .selectors = CrashOnTypedX_selectors, .selector_count = 4,
+};
+
 static const kbh_class_v1 *const classes[] = {
     &CrashInViewDidLoad_class, &HangInViewDidLoad_class, &HangInCreate_class, &BadLayoutAction_class,
     &CrashOnKey_class, &HangOnKey_class, &ExitOnKey_class, &BadEncoding_class,
     &OversizedFrameOnKey_class, &GarbageFrameOnKey_class,
     &SpikeOnKey_class, &LeakOnKey_class, &SharedMemoryOnKey_class, &CrashInTextWillChange_class,
-    &FloodOnKey_class, &ForkOnKey_class, &CrashInAdvance_class, &ThreadsOnKey_class, &ForkThenExitOnKey_class,
+    &FloodOnKey_class, &ForkOnKey_class, &CrashInAdvance_class, &ThreadsOnKey_class, &ForkThenExitOnKey_class, &CrashOnTypedX_class,
 };
 
 static const kbh_plugin_v1 plugin = {
