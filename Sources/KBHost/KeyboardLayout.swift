@@ -22,13 +22,8 @@ public struct KeyboardLayout: Hashable, Sendable {
 
         /// The selector this key calls for an event kind, if any (nothing is sent otherwise).
         public func action(for kind: KeyEventKind) -> String? {
-            switch kind {
-            case .touchUpInside: action
-            case .touchDown: touchDownAction
-            case .touchDownRepeat: doubleTapAction
-            case .longPress: longPressAction
-            case .repeat: repeats ? action : nil
-            }
+            kind.selector(action: action, touchDown: touchDownAction, longPress: longPressAction,
+                          doubleTap: doubleTapAction, repeats: repeats)
         }
     }
 
@@ -76,32 +71,15 @@ public struct KeyboardLayout: Hashable, Sendable {
     public var labels: [[String]] { rows.map { $0.map(\.label) } }
 }
 
+// Both enums list the roles in the ABI's order (kbh_key_role), so they map by position.
 extension KeyRole {
     init(_ role: KeyboardLayout.Key.Role) {
-        self = switch role {
-        case .character: .character
-        case .space: .space
-        case .return: .return
-        case .delete: .delete
-        case .shift: .shift
-        case .globe: .globe
-        case .mode: .mode
-        case .function: .function
-        }
+        self = KeyRole.allCases[KeyboardLayout.Key.Role.allCases.firstIndex(of: role)!]
     }
 }
 
 extension KeyboardLayout.Key.Role {
     init(_ wire: KeyRole) {
-        self = switch wire {
-        case .character: .character
-        case .space: .space
-        case .return: .return
-        case .delete: .delete
-        case .shift: .shift
-        case .globe: .globe
-        case .mode: .mode
-        case .function: .function
-        }
+        self = KeyboardLayout.Key.Role.allCases[Int(wire.rawValue)]
     }
 }

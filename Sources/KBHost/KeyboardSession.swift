@@ -192,15 +192,9 @@ public final class KeyboardSession {
             let start = clockNanoseconds
             let plan = Gesture.tap.steps(repeats: key.repeats, hasLongPress: key.longPressAction != nil)
             for step in plan.steps where key.action(for: step.kind) != nil {
-                sequence += 1
                 let event = KeyEvent(kind: step.kind, tapCount: step.tapCount, repeatCount: step.repeatCount,
                                      timestampNanoseconds: start + step.atNanoseconds)
-                if windowStale { cutWindow() }
-                messages.append(.deliver(Delivery(sequence: sequence, facts: factsChanged ? facts : nil,
-                                                  window: pendingWindow ? mirror : nil,
-                                                  call: .key(row: Int32(key.row), column: Int32(key.column), event: event))))
-                pendingWindow = false
-                factsChanged = false
+                messages.append(.deliver(nextDelivery(.key(row: Int32(key.row), column: Int32(key.column), event: event))))
             }
             clockNanoseconds = start + plan.duration
             lastMessageOfKey.append(messages.count - 1)
@@ -264,12 +258,7 @@ public final class KeyboardSession {
 
     private func deliver(_ call: Call, phase: @autoclosure () -> String) throws(KeyboardFailure) {
         if let failure { throw failure }
-        sequence += 1
-        if windowStale { cutWindow() }
-        let delivery = Delivery(sequence: sequence, facts: factsChanged ? facts : nil,
-                                window: pendingWindow ? mirror : nil, call: call)
-        pendingWindow = false
-        factsChanged = false
+        let delivery = nextDelivery(call)
         record(call)
         let reply: WorkerMessage
         do { reply = try process.request(.deliver(delivery), phase: phase()) } catch { throw fail(error) }
@@ -277,6 +266,18 @@ public final class KeyboardSession {
             throw fail(violation("answered call \(sequence) out of turn", phase: phase()))
         }
         apply(effects)
+    }
+
+    /// The next delivery of a call: numbered, carrying the facts and a fresh
+    /// window only when they changed since the worker last heard.
+    private func nextDelivery(_ call: Call) -> Delivery {
+        sequence += 1
+        if windowStale { cutWindow() }
+        defer {
+            pendingWindow = false
+            factsChanged = false
+        }
+        return Delivery(sequence: sequence, facts: factsChanged ? facts : nil, window: pendingWindow ? mirror : nil, call: call)
     }
 
     /// Cuts a fresh window from the document; the next delivery carries it.

@@ -1,6 +1,19 @@
 /// The UIControl events kbhost delivers to a key. Raw values match kbh_event_kind.
 public enum KeyEventKind: UInt8, CaseIterable, Hashable, Sendable {
     case touchUpInside = 0, touchDown, touchDownRepeat, longPress, `repeat`
+
+    /// Which of a key's selectors this event calls (the one rule, for host and worker alike):
+    /// a repeat calls the tap action of a repeating key.
+    public func selector(action: String?, touchDown: String?, longPress: String?, doubleTap: String?,
+                         repeats: Bool) -> String? {
+        switch self {
+        case .touchUpInside: action
+        case .touchDown: touchDown
+        case .touchDownRepeat: doubleTap
+        case .longPress: longPress
+        case .repeat: repeats ? action : nil
+        }
+    }
 }
 
 /// What a person does to a key.

@@ -202,13 +202,8 @@ public struct WireKey: Hashable, Sendable {
 
     /// The selector this key calls for an event kind, if any.
     public func action(for kind: KeyEvent.Kind) -> String? {
-        switch kind {
-        case .touchUpInside: action
-        case .touchDown: touchDownAction
-        case .touchDownRepeat: doubleTapAction
-        case .longPress: longPressAction
-        case .repeat: repeats ? action : nil
-        }
+        kind.selector(action: action, touchDown: touchDownAction, longPress: longPressAction,
+                      doubleTap: doubleTapAction, repeats: repeats)
     }
 
     /// Every selector the key names.

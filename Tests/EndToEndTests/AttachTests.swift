@@ -126,17 +126,8 @@ struct AttachFallbackTests {
     @Test func aCrashLandsTheUserOnThePreviousKeyboardWithTheTextKept() throws {
         let w = try World()
         // The crashing keyboard as an installed bundle.
-        let bundle = w.root + "/crasher"
-        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Fixtures.installation.productsDirectory + "/libFaultKeyboards.so",
-                                         toPath: bundle + "/libFaultKeyboards.so")
-        let plist: [String: Any] = ["CFBundleIdentifier": "dev.example.Crasher", "CFBundleDisplayName": "Crasher",
-                                    "CFBundleExecutable": "libFaultKeyboards.so",
-                                    "NSExtension": ["NSExtensionPointIdentifier": "com.apple.keyboard-service",
-                                                    "NSExtensionPrincipalClass": "CrashOnTypedX",
-                                                    "NSExtensionAttributes": ["IsASCIICapable": true]]]
-        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
-            .write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
+        let bundle = try w.makeBundle(id: "dev.example.Crasher", library: "libFaultKeyboards.so",
+                                      principal: "CrashOnTypedX", name: "Crasher")
         let env = ["KBHOST_HOME": w.home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!,
                    "KBHOST_RUNTIME_DIR": w.root + "/run"]
         #expect(try w.run(["install", bundle], extraEnvironment: env).status == 0)

@@ -69,15 +69,7 @@ struct BudgetCommandTests {
         #expect(bad.err.contains("older-phone (48 MiB)"))
 
         // A spiking keyboard, installed as a real bundle, dies at the budget with the figures.
-        let bundle = w.root + "/spike"
-        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Fixtures.installation.productsDirectory + "/libFaultKeyboards.so",
-                                         toPath: bundle + "/libFaultKeyboards.so")
-        let plist: [String: Any] = ["CFBundleIdentifier": "dev.example.Spike", "CFBundleExecutable": "libFaultKeyboards.so",
-                                    "NSExtension": ["NSExtensionPointIdentifier": "com.apple.keyboard-service",
-                                                    "NSExtensionPrincipalClass": "SpikeOnKey"]]
-        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
-            .write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
+        let bundle = try w.makeBundle(id: "dev.example.Spike", library: "libFaultKeyboards.so", principal: "SpikeOnKey")
         #expect(try w.kbhost("install", bundle).status == 0)
         let r = try w.kbhost("type", "--keyboard", "dev.example.Spike", "--budget", "older-phone", "1", "boom")
         #expect(r.status == 4)
@@ -120,15 +112,7 @@ struct StressCommandTests {
 struct ProfileCommandTests {
     @Test func aLeakingKeyboardIsReportedAgainstEachDeviceProfile() throws {
         let w = try World()
-        let bundle = w.root + "/leak"
-        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Fixtures.installation.productsDirectory + "/libFaultKeyboards.so",
-                                         toPath: bundle + "/libFaultKeyboards.so")
-        let plist: [String: Any] = ["CFBundleIdentifier": "dev.example.Leak", "CFBundleExecutable": "libFaultKeyboards.so",
-                                    "NSExtension": ["NSExtensionPointIdentifier": "com.apple.keyboard-service",
-                                                    "NSExtensionPrincipalClass": "LeakOnKey"]]
-        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
-            .write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
+        let bundle = try w.makeBundle(id: "dev.example.Leak", library: "libFaultKeyboards.so", principal: "LeakOnKey")
         #expect(try w.kbhost("install", bundle).status == 0)
         let script = w.root + "/script.txt"
         try Array(repeating: "boom", count: 15).joined(separator: " ").write(toFile: script, atomically: true, encoding: .utf8)

@@ -37,6 +37,25 @@ final class World {
         try run(arguments)
     }
 
+    /// A real keyboard bundle: a copy of a built plugin and a manifest naming one of its classes.
+    @discardableResult
+    func makeBundle(id: String, library: String, principal: String, name: String? = nil, at path: String? = nil) throws -> String {
+        let bundle = path ?? root + "/bundles/" + id
+        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.installation.productsDirectory + "/" + library,
+                                         toPath: bundle + "/" + library)
+        var plist: [String: Any] = [
+            "CFBundleIdentifier": id, "CFBundleExecutable": library,
+            "NSExtension": ["NSExtensionPointIdentifier": "com.apple.keyboard-service",
+                            "NSExtensionPrincipalClass": principal,
+                            "NSExtensionAttributes": ["IsASCIICapable": true]],
+        ]
+        if let name { plist["CFBundleDisplayName"] = name }
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+            .write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
+        return bundle
+    }
+
     /// The environment of this world's kbhost processes.
     var environment: [String: String?] { ["KBHOST_HOME": home, "KBHOST_MANIFESTS": manifests, "KBHOST_KEYBOARDS": nil] }
 
@@ -179,21 +198,8 @@ struct InputManagerTests {
 
 @Suite("validate and install")
 struct BundleCommandTests {
-    /// A real bundle: a manifest and a copy of a built plugin.
     func makeBundle(in w: World, id: String, library: String, principal: String) throws -> String {
-        let bundle = w.root + "/bundles/" + id
-        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Fixtures.installation.productsDirectory + "/" + library,
-                                         toPath: bundle + "/" + library)
-        let plist: [String: Any] = [
-            "CFBundleIdentifier": id, "CFBundleDisplayName": "Pad Copy", "CFBundleExecutable": library,
-            "NSExtension": ["NSExtensionPointIdentifier": "com.apple.keyboard-service",
-                            "NSExtensionPrincipalClass": principal,
-                            "NSExtensionAttributes": ["IsASCIICapable": true]],
-        ]
-        try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
-            .write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
-        return bundle
+        try w.makeBundle(id: id, library: library, principal: principal, name: "Pad Copy")
     }
 
     @Test func installThenEnableThenTypeThroughIt() throws {

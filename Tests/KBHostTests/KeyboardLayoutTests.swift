@@ -1,4 +1,5 @@
 @testable import KBHost
+import KBWire
 import Testing
 
 @Suite("Finding keys by name")
@@ -15,5 +16,16 @@ struct KeyboardLayoutTests {
         #expect(layout.key(named: "id:sp")?.column == 2)
         #expect(layout.key(named: "⌫")?.column == 1)
         #expect(layout.key(named: "globe") == nil)
+    }
+}
+
+@Suite("Key roles")
+struct KeyRoleTests {
+    @Test func hostAndWireRolesMapByName() {
+        #expect(KeyboardLayout.Key.Role.allCases.count == KeyRole.allCases.count)
+        for role in KeyboardLayout.Key.Role.allCases {
+            #expect(String(describing: KeyRole(role)) == role.rawValue)
+            #expect(KeyboardLayout.Key.Role(KeyRole(role)) == role)
+        }
     }
 }
