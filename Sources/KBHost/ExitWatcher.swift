@@ -28,6 +28,7 @@ final class ExitWatcher: @unchecked Sendable {
         wake()
     }
 
+    /// After this returns, `onExit` for this pidfd will not be called.
     func unwatch(pidfd: Int32) {
         watched.withLock { _ = $0.removeValue(forKey: pidfd) }
         wake()
@@ -49,8 +50,9 @@ final class ExitWatcher: @unchecked Sendable {
                 _ = drain.withUnsafeMutableBytes { read(wakeRead, $0.baseAddress, $0.count) }
             }
             for p in polls.dropFirst() where p.revents & Int16(POLLIN) != 0 {
-                let onExit = watched.withLock { $0.removeValue(forKey: p.fd) }
-                onExit?()
+                // Called under the lock: once unwatch returns, its closure can no longer run, so
+                // the owner may close (and the system reuse) the descriptors the closure names.
+                watched.withLock { $0.removeValue(forKey: p.fd)?() }
             }
         }
     }
