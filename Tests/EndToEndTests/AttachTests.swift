@@ -18,7 +18,9 @@ final class PseudoTerminalSession {
         _ = ioctl(master, UInt(TIOCSWINSZ), &size)
         let slave = open(name, O_RDWR | O_NOCTTY)
         guard slave >= 0 else { throw POSIXError(.EIO) }
-        let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
+        // Not closed on dealloc: Process may close the descriptors it was given, and a second
+        // close could hit a number another test's worker socket has reused meanwhile.
+        let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
         process.executableURL = URL(fileURLWithPath: Fixtures.installation.productsDirectory + "/kbhost")
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }

