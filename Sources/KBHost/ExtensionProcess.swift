@@ -119,8 +119,8 @@ public final class ExtensionProcess {
     deinit {
         ExitWatcher.shared.unwatch(pidfd: pidfd)
         Governor.shared.unwatch(pid: pid)
-        Glibc.kill(-pid, SIGKILL)  // anything the keyboard forked goes with it
         if termination == nil {
+            Glibc.kill(-pid, SIGKILL)  // anything the keyboard forked goes with it (not after reaping: the pid may be reused)
             _ = try? Sys.pidfdSendSignal(pidfd, SIGKILL)
             _ = try? Sys.reap(pidfd: pidfd, wait: true)
         }
@@ -230,8 +230,8 @@ public final class ExtensionProcess {
     /// SIGKILL through the pidfd (and to its process group, so nothing it
     /// forked survives it), then reap.
     public func kill() {
+        guard termination == nil else { return }  // reaped: its pid (and group id) may be reused
         Glibc.kill(-pid, SIGKILL)
-        guard termination == nil else { return }
         _ = try? Sys.pidfdSendSignal(pidfd, SIGKILL)
         termination = (try? Sys.reap(pidfd: pidfd, wait: true)) ?? .signaled(SIGKILL)
         drainOutput()
