@@ -32,6 +32,8 @@ let package = Package(
         .target(name: "CKeyboardABI", path: "Sources/CKeyboardABI"),
         // Static inline wrappers for system calls Swift cannot import (variadic or missing).
         .target(name: "CKBShims", path: "Sources/CKBShims"),
+        // The extension process's sandbox: seccomp (libseccomp) and Landlock. Only the worker links it.
+        .target(name: "CKBSandbox", path: "Sources/CKBSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
         // libffi, with accessors for its ffi_type_* globals.
         .systemLibrary(name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi",
                        providers: [.apt(["libffi-dev"])]),
@@ -51,11 +53,11 @@ let package = Package(
 
         // What the extension process does with a plugin: dlopen, class lookup, selector
         // checks, libffi dispatch, the services table. No Foundation.
-        .target(name: "KBExtensionRuntime", dependencies: ["KBWire", "KBText", "CKeyboardABI", "CFFI"],
+        .target(name: "KBExtensionRuntime", dependencies: ["KBWire", "KBText", "KBSystem", "CKeyboardABI", "CFFI"],
                 path: "Sources/KBExtensionRuntime"),
         // The lean extension process: the runtime behind a socket, after its limits. No Foundation.
         .executableTarget(name: "KBWorker",
-                          dependencies: ["KBExtensionRuntime", "KBWire", "KBSystem", "CKBShims"],
+                          dependencies: ["KBExtensionRuntime", "KBWire", "KBSystem", "CKBShims", "CKBSandbox"],
                           path: "Sources/KBWorker"),
 
         // The input manager's library: documents, manifests, extension processes, sessions.
@@ -95,7 +97,7 @@ let package = Package(
 
 // Strictness for every Swift target, in one place (swift-log's habit).
 let cTargets: Set<String> = [
-    "CKeyboardABI", "CKBShims", "CFFI", "kbhost-floor",
+    "CKeyboardABI", "CKBShims", "CKBSandbox", "CFFI", "kbhost-floor",
     "NumberPadKeyboard", "FaultKeyboards", "FaultNoEntry", "FaultWrongABI",
 ]
 for target in package.targets where !cTargets.contains(target.name) {

@@ -20,14 +20,17 @@ public final class ExtensionRuntime {
     /// Loads a plugin library with dlopen and creates its principal class.
     public func load(_ request: LoadRequest) throws(WorkerFailure) -> LoadReply {
         let resolved = try PluginLoader.resolve(path: request.pluginPath, className: request.className)
+        services.sandbox = request.sandbox
         return try create(resolved, facts: request.facts, window: request.window)
     }
 
     /// Creates a class from a plugin description already in this process
     /// (the value a plugin's kbhost_keyboard_plugin_v1 returns).
+    /// `containers` gives the keyboard its folders (no kernel enforcement in process).
     public func load(plugin: UnsafeRawPointer, className: String, facts: ControllerFacts,
-                     window: DocumentWindow) throws(WorkerFailure) -> LoadReply {
+                     window: DocumentWindow, containers: SandboxSpec = SandboxSpec(enabled: false)) throws(WorkerFailure) -> LoadReply {
         let resolved = try PluginLoader.resolve(plugin: plugin, origin: "in-process plugin", className: className)
+        services.sandbox = containers
         return try create(resolved, facts: facts, window: window)
     }
 

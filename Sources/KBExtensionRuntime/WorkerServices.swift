@@ -1,5 +1,6 @@
 import CKeyboardABI
 import Glibc
+import KBSystem
 import KBText
 import KBWire
 
@@ -18,6 +19,12 @@ public final class WorkerServices {
     var className = ""
     /// A failure the plugin caused inside a call; reported when the call returns.
     var failure: WorkerFailure?
+    /// The keyboard's folders and whether it has open access (from the load request).
+    var sandbox = SandboxSpec(enabled: false)
+    /// What the last failing service call said (last_error).
+    var lastError = ""
+    /// The bytes of the last defaults value handed out (borrowed by the plugin).
+    private var lentValue: UnsafeMutableRawBufferPointer?
 
     /// Borrowed strings handed to the plugin: each stays valid until the same function is called again.
     private var borrowed: [Int: UnsafeMutablePointer<CChar>] = [:]
@@ -77,6 +84,130 @@ public final class WorkerServices {
         }
         table.pointee.log = { ctx, level, text in
             services(ctx).effects.append(.log(level: UInt8(clamping: max(0, level)), message: text.map { String(cString: $0) } ?? ""))
+        }
+        table.pointee.supplementary_lexicon = { ctx in
+            services(ctx).lend(7, services(ctx).facts.lexicon.map { "\($0.userInput)\t\($0.documentText)" }.joined(separator: "\n"))
+        }
+        table.pointee.container_path = { ctx in
+            let path = services(ctx).sandbox.containerPath
+            return services(ctx).lend(8, path.isEmpty ? nil : path)
+        }
+        table.pointee.group_container_path = { ctx, group in
+            services(ctx).lend(9, services(ctx).group(group)?.path)
+        }
+        table.pointee.defaults_get = { ctx, group, key, out in services(ctx).defaultsGet(group, key, out) }
+        table.pointee.defaults_set = { ctx, group, key, value in services(ctx).defaultsSet(group, key, value) }
+        table.pointee.pasteboard_get = { ctx, out in
+            let s = services(ctx)
+            guard s.requireFullAccess("reading the pasteboard") else { return EPERM }
+            out?.pointee = s.lend(10, s.facts.pasteboard)
+            return 0
+        }
+        table.pointee.pasteboard_set = { ctx, text in
+            let s = services(ctx)
+            guard s.requireFullAccess("writing the pasteboard") else { return EPERM }
+            let value = text.map { String(cString: $0) } ?? ""
+            s.facts.pasteboard = value.isEmpty ? nil : value
+            s.effects.append(.setPasteboard(value))
+            return 0
+        }
+        table.pointee.play_sound = { ctx, name in
+            let s = services(ctx)
+            guard s.requireFullAccess("playing a sound other than the input click") else { return EPERM }
+            s.effects.append(.playSound(name.map { String(cString: $0) } ?? ""))
+            return 0
+        }
+        table.pointee.last_error = { ctx in services(ctx).lend(11, services(ctx).lastError) }
+    }
+
+    // MARK: Open access, containers and group defaults
+
+    private func requireFullAccess(_ what: String) -> Bool {
+        guard facts.hasFullAccess else {
+            lastError = "\(what) needs open access: the manifest must request it (RequestsOpenAccess) and the user must grant it (kbhost access ID on)"
+            return false
+        }
+        return true
+    }
+
+    private func group(_ name: UnsafePointer<CChar>?) -> GroupContainer? {
+        guard let name else { return nil }
+        let wanted = String(cString: name)
+        return sandbox.groups.first { $0.name == wanted }
+    }
+
+    private func store(_ name: UnsafePointer<CChar>?) -> GroupDefaultsStore? {
+        guard let g = group(name) else {
+            let wanted = name.map { String(cString: $0) } ?? "(null)"
+            let declared = sandbox.groups.map(\.name)
+            lastError = "app group '\(wanted)' is not declared in the keyboard's manifest (com.apple.security.application-groups)"
+                + (declared.isEmpty ? "" : "; it declares \(declared.joined(separator: ", "))")
+            return nil
+        }
+        return GroupDefaultsStore(group: g.name, containerPath: g.path)
+    }
+
+    private func defaultsGet(_ group: UnsafePointer<CChar>?, _ key: UnsafePointer<CChar>?,
+                             _ out: UnsafeMutablePointer<kbh_value_v1>?) -> Int32 {
+        guard let store = store(group) else { return ENOENT }
+        guard let key, let out else { lastError = "defaults_get: no key"; return EINVAL }
+        let values: [String: DefaultValue]
+        do { values = try store.load() } catch {
+            lastError = "reading the defaults of '\(store.group)': \(error)"
+            return (error as? SystemError)?.errno ?? EIO
+        }
+        guard let value = values[String(cString: key)] else { return ENOENT }
+        var c = kbh_value_v1()
+        func lendBytes(_ bytes: [UInt8]) {
+            lentValue?.deallocate()
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count + 1, alignment: 1)
+            buffer.copyBytes(from: bytes)
+            buffer[bytes.count] = 0
+            lentValue = buffer
+            c.bytes = UnsafePointer(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            c.length = bytes.count
+        }
+        switch value {
+        case .bool(let b): c.type = KBH_VALUE_BOOL; c.boolean = b
+        case .integer(let i): c.type = KBH_VALUE_INT; c.integer = i
+        case .double(let d): c.type = KBH_VALUE_DOUBLE; c.real = d
+        case .string(let s): c.type = KBH_VALUE_STRING; lendBytes(Array(s.utf8))
+        case .data(let d): c.type = KBH_VALUE_DATA; lendBytes(d)
+        }
+        out.pointee = c
+        return 0
+    }
+
+    private func defaultsSet(_ group: UnsafePointer<CChar>?, _ key: UnsafePointer<CChar>?,
+                             _ value: UnsafePointer<kbh_value_v1>?) -> Int32 {
+        guard let store = store(group) else { return ENOENT }
+        guard let key else { lastError = "defaults_set: no key"; return EINVAL }
+        guard requireFullAccess("writing the defaults of app group '\(store.group)'") else { return EPERM }
+        var decoded: DefaultValue?
+        if let v = value?.pointee {
+            func bytes() -> [UInt8] { v.bytes.map { Array(UnsafeBufferPointer(start: $0, count: v.length)) } ?? [] }
+            switch v.type {
+            case KBH_VALUE_BOOL: decoded = .bool(v.boolean)
+            case KBH_VALUE_INT: decoded = .integer(v.integer)
+            case KBH_VALUE_DOUBLE: decoded = .double(v.real)
+            case KBH_VALUE_STRING:
+                guard let s = String(validating: bytes(), as: UTF8.self) else {
+                    lastError = "defaults_set: the string for '\(String(cString: key))' is not UTF-8"
+                    return EINVAL
+                }
+                decoded = .string(s)
+            case KBH_VALUE_DATA: decoded = .data(bytes())
+            default:
+                lastError = "defaults_set: unknown value type \(v.type.rawValue)"
+                return EINVAL
+            }
+        }
+        do {
+            try store.set(decoded, forKey: String(cString: key))
+            return 0
+        } catch {
+            lastError = "writing the defaults of '\(store.group)': \(error)"
+            return (error as? SystemError)?.errno ?? EIO
         }
     }
 

@@ -46,6 +46,7 @@ public struct KeyboardFailure: Error, Hashable, Sendable, CustomStringConvertibl
         case .exited: "exit"
         case .deadlineExceeded: "hang"
         case .protocolViolation: "protocol"
+        case .loadFailed(.sandbox, _): "sandbox"
         case .loadFailed: "load"
         case .spawnFailed, .io: "spawn"
         }

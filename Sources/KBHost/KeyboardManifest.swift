@@ -16,12 +16,16 @@ public struct KeyboardManifest: Hashable, Sendable {
     public var isASCIICapable: Bool
     public var prefersRightToLeft: Bool
     public var requestsOpenAccess: Bool
+    /// The App Groups it shares with its containing app (com.apple.security.application-groups).
+    public var applicationGroups: [String]
+    /// System data the keyboard reads beyond /usr (a dictionary's configuration in /etc…): KBHostReadOnlyPaths.
+    public var readOnlyPaths: [String]
 
     public static let extensionPoint = "com.apple.keyboard-service"
 
     public init(path: String, bundleIdentifier: String, displayName: String, executable: String, principalClass: String,
                 primaryLanguage: String = "en-US", isASCIICapable: Bool = false, prefersRightToLeft: Bool = false,
-                requestsOpenAccess: Bool = false) {
+                requestsOpenAccess: Bool = false, applicationGroups: [String] = [], readOnlyPaths: [String] = []) {
         self.path = path
         self.bundleIdentifier = bundleIdentifier
         self.displayName = displayName
@@ -31,6 +35,27 @@ public struct KeyboardManifest: Hashable, Sendable {
         self.isASCIICapable = isASCIICapable
         self.prefersRightToLeft = prefersRightToLeft
         self.requestsOpenAccess = requestsOpenAccess
+        self.applicationGroups = applicationGroups
+        self.readOnlyPaths = readOnlyPaths
+    }
+
+    /// Whether a KBHostReadOnlyPaths entry is system data a keyboard may read:
+    /// absolute, under /usr, /etc or /opt, and none of the system's secrets.
+    public static func isAllowedReadOnlyPath(_ path: String) -> Bool {
+        let parts = path.split(separator: "/")
+        guard path.hasPrefix("/"), !parts.contains(".."), !parts.contains("."), parts.count >= 2,
+              ["usr", "etc", "opt"].contains(parts[0]) else { return false }
+        let secrets: Set<Substring> = ["shadow", "gshadow", "shadow-", "gshadow-", "sudoers", "sudoers.d", "ssh", "ssl", "security", "krb5.keytab"]
+        return !(parts[0] == "etc" && secrets.contains(parts[1]))
+    }
+
+    /// The manifest key that declares App Groups (the entitlement's name on iOS).
+    public static let applicationGroupsKey = "com.apple.security.application-groups"
+
+    /// An App Group name: "group." and then letters, digits, '.', '-' or '_' (it becomes a folder name).
+    public static func isValidGroupName(_ name: String) -> Bool {
+        name.hasPrefix("group.") && name.count > 6 && name.count <= 200 && !name.contains("..")
+            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
     }
 
     /// The folder holding the Info.plist: the bundle.
@@ -76,12 +101,21 @@ public struct KeyboardManifest: Hashable, Sendable {
         guard isBCP47(language) else {
             throw fail("NSExtension.NSExtensionAttributes.PrimaryLanguage", "'\(language)' is not a BCP 47 language tag (like en-US or ja-JP)")
         }
+        let groups = raw.applicationGroups ?? []
+        for (i, group) in groups.enumerated() where !isValidGroupName(group) {
+            throw fail("\(applicationGroupsKey).\(i)", "'\(group)' is not an App Group name: \"group.\" followed by letters, digits, '.', '-' or '_'")
+        }
+        let reads = raw.KBHostReadOnlyPaths ?? []
+        for (i, p) in reads.enumerated() where !isAllowedReadOnlyPath(p) {
+            throw fail("KBHostReadOnlyPaths.\(i)", "'\(p)' is not system data a keyboard may read: name a folder or file under /usr, /etc or /opt (not the system's secrets)")
+        }
         return KeyboardManifest(path: path, bundleIdentifier: raw.CFBundleIdentifier,
                                 displayName: raw.CFBundleDisplayName ?? raw.CFBundleName ?? raw.CFBundleIdentifier,
                                 executable: executable, principalClass: principal, primaryLanguage: language,
                                 isASCIICapable: attributes?.IsASCIICapable ?? false,
                                 prefersRightToLeft: attributes?.PrefersRightToLeft ?? false,
-                                requestsOpenAccess: attributes?.RequestsOpenAccess ?? false)
+                                requestsOpenAccess: attributes?.RequestsOpenAccess ?? false,
+                                applicationGroups: Array(Set(groups)).sorted(), readOnlyPaths: reads)
     }
 
     /// A light check of BCP 47's shape: a 2–3 (or 4–8) letter language, then
@@ -113,6 +147,13 @@ private struct RawManifest: Decodable {
     var CFBundleName: String?
     var CFBundleExecutable: String
     var NSExtension: Extension
+    var applicationGroups: [String]?
+    var KBHostReadOnlyPaths: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case CFBundleIdentifier, CFBundleDisplayName, CFBundleName, CFBundleExecutable, NSExtension, KBHostReadOnlyPaths
+        case applicationGroups = "com.apple.security.application-groups"
+    }
 }
 
 /// What is wrong with a manifest: the file, the key path and what was expected.
@@ -135,6 +176,7 @@ public struct ManifestError: Error, Hashable, Sendable, CustomStringConvertible 
             switch type {
             case is Bool.Type, is Bool?.Type: "a boolean (<true/> or <false/>)"
             case is String.Type, is String?.Type: "a string"
+            case is [String].Type, is [String]?.Type: "an array of strings"
             default: "a dictionary"
             }
         }

@@ -60,6 +60,9 @@ public final class KeyboardSession {
     private let process: ExtensionProcess
     private var facts: ControllerFacts
     private var factsChanged = false
+    /// The host's pasteboard (nil without KBHOST_HOME), and the state of its file the keyboard last saw.
+    private let pasteboard: Pasteboard?
+    private var pasteboardStamp: [Int] = []
     /// The window last sent to the worker, kept only until it is sent.
     private var mirror = DocumentWindow()
     /// Where the worker's window starts in the document, and how long it is now.
@@ -87,19 +90,26 @@ public final class KeyboardSession {
     public init(keyboard: LoadableKeyboard, document: TextDocument = TextDocument(),
                 configuration: ExtensionProcess.Configuration, needsInputModeSwitchKey: Bool = true,
                 hasFullAccess: Bool = false, inputModes: [String]? = nil,
-                windowLimit: Int = DocumentWindow.defaultLimit) throws(KeyboardFailure) {
+                windowLimit: Int = DocumentWindow.defaultLimit, access: KeyboardAccess = KeyboardAccess()) throws(KeyboardFailure) {
         self.keyboard = keyboard
         self.document = document
         self.windowLimit = windowLimit
-        facts = ControllerFacts(needsInputModeSwitchKey: needsInputModeSwitchKey,
-                                hasFullAccess: hasFullAccess && keyboard.manifest.requestsOpenAccess,
+        let fullAccess = hasFullAccess && keyboard.manifest.requestsOpenAccess
+        facts = ControllerFacts(needsInputModeSwitchKey: needsInputModeSwitchKey, hasFullAccess: fullAccess,
                                 primaryLanguage: keyboard.manifest.primaryLanguage,
                                 documentIdentifier: document.identifier, traits: document.traits,
-                                inputModes: inputModes ?? [keyboard.identifier])
+                                inputModes: inputModes ?? [keyboard.identifier], lexicon: access.lexicon)
+        pasteboard = access.pasteboard
+        let sandbox: SandboxSpec
+        do { sandbox = try access.sandbox(for: keyboard, openAccess: fullAccess) } catch {
+            throw KeyboardFailure(keyboardID: keyboard.identifier, phase: "launch",
+                                  reason: .spawnFailed("cannot prepare its containers: \(error)"))
+        }
         process = try ExtensionProcess(keyboardID: keyboard.identifier, configuration: configuration)
         cutWindow()
+        refreshPasteboard()
         let request = LoadRequest(pluginPath: keyboard.libraryPath, className: keyboard.manifest.principalClass,
-                                  facts: facts, window: mirror)
+                                  facts: facts, window: mirror, sandbox: sandbox)
         let reply: WorkerMessage
         do {
             reply = try process.request(.load(request), phase: "load",
@@ -110,7 +120,7 @@ public final class KeyboardSession {
         guard case .loaded(let loaded) = reply else {
             throw fail(violation("answered load with something other than loaded", phase: "load"))
         }
-        apply(loaded.effects)
+        try apply(loaded.effects)
         try deliver(.lifecycle(.viewDidLoad, animated: false), phase: "viewDidLoad")
     }
 
@@ -206,7 +216,7 @@ public final class KeyboardSession {
                 guard case .done(let seq, let effects) = reply, seq == first + UInt64(i) else {
                     throw violation("answered call \(first + UInt64(i)) out of turn", phase: "key batch")
                 }
-                apply(effects)
+                try apply(effects)
                 while keyIndex < lastMessageOfKey.count && lastMessageOfKey[keyIndex] <= i {
                     keyIndex += 1
                     acknowledged += 1
@@ -265,7 +275,7 @@ public final class KeyboardSession {
         guard case .done(let seq, let effects) = reply, seq == sequence else {
             throw fail(violation("answered call \(sequence) out of turn", phase: phase()))
         }
-        apply(effects)
+        try apply(effects)
     }
 
     /// The next delivery of a call: numbered, carrying the facts and a fresh
@@ -273,11 +283,27 @@ public final class KeyboardSession {
     private func nextDelivery(_ call: Call) -> Delivery {
         sequence += 1
         if windowStale { cutWindow() }
+        refreshPasteboard()
         defer {
             pendingWindow = false
             factsChanged = false
         }
         return Delivery(sequence: sequence, facts: factsChanged ? facts : nil, window: pendingWindow ? mirror : nil, call: call)
+    }
+
+    /// A keyboard with full access sees the pasteboard as it is now: when its
+    /// file changed (`kbhost pasteboard write`, another session), the next
+    /// delivery carries it. One stat per call, for those keyboards only.
+    private func refreshPasteboard() {
+        guard facts.hasFullAccess, let pasteboard else { return }
+        let stamp = pasteboard.stamp()
+        guard stamp != pasteboardStamp else { return }
+        pasteboardStamp = stamp
+        let text = (try? pasteboard.read()) ?? nil
+        if text != facts.pasteboard {
+            facts.pasteboard = text
+            factsChanged = true
+        }
     }
 
     /// Cuts a fresh window from the document; the next delivery carries it.
@@ -291,7 +317,7 @@ public final class KeyboardSession {
         pendingWindow = true
     }
 
-    private func apply(_ effects: [Effect]) {
+    private func apply(_ effects: [Effect]) throws(KeyboardFailure) {
         var advance = false, dismiss = false
         for effect in effects {
             switch effect {
@@ -313,6 +339,26 @@ public final class KeyboardSession {
                 events.append(SessionEvent("playInputClick"))
             case .log(_, let message):
                 events.append(SessionEvent("log", message))
+            case .setPasteboard(let text):
+                // The keyboard's own process sends this: check again what the worker checked.
+                guard facts.hasFullAccess else {
+                    throw fail(violation("set the pasteboard without open access", phase: "pasteboard"))
+                }
+                facts.pasteboard = text.isEmpty ? nil : text
+                if let pasteboard {
+                    do {
+                        try pasteboard.write(text)
+                        pasteboardStamp = pasteboard.stamp()
+                    } catch {
+                        events.append(SessionEvent("log", "pasteboard not saved: \(error)"))
+                    }
+                }
+                events.append(SessionEvent("pasteboard", text))
+            case .playSound(let name):
+                guard facts.hasFullAccess else {
+                    throw fail(violation("played a sound without open access", phase: "playSound"))
+                }
+                events.append(SessionEvent("playSound", name))
             }
         }
         if !mirrorMatchesDocument() { windowStale = true }

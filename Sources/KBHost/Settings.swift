@@ -17,6 +17,12 @@ public struct KeyboardSettings: Codable, Hashable, Sendable {
     public var memoryBudget: Int
     /// Keyboards that failed: how often, why, and whether they are set aside.
     public var failures: [String: FailureRecord]
+    /// The user's text replacements, shortcut → phrase (the supplementary lexicon).
+    public var textReplacements: [String: String]
+    /// Sandbox protections the user allowed a keyboard to run without, on a
+    /// kernel that lacks them (keyboard id → mechanism names). Never applied
+    /// where the kernel has the mechanism.
+    public var allowedMissingProtections: [String: [String]]
 
     /// A keyboard's recent failures. After `setAsideAfter` in a row it is set
     /// aside until the user enables it again; before that it may restart on
@@ -51,8 +57,11 @@ public struct KeyboardSettings: Codable, Hashable, Sendable {
     }
 
     public init(version: Int, enabled: [String], current: String, fullAccess: [String], deviceDrawsGlobeKey: Bool = false,
-                memoryBudget: Int = Governor.defaultBudget, failures: [String: FailureRecord] = [:]) {
+                memoryBudget: Int = Governor.defaultBudget, failures: [String: FailureRecord] = [:],
+                textReplacements: [String: String] = [:], allowedMissingProtections: [String: [String]] = [:]) {
         self.failures = failures
+        self.textReplacements = textReplacements
+        self.allowedMissingProtections = allowedMissingProtections
         self.version = version
         self.enabled = enabled
         self.current = current
@@ -70,6 +79,8 @@ public struct KeyboardSettings: Codable, Hashable, Sendable {
         deviceDrawsGlobeKey = try c.decodeIfPresent(Bool.self, forKey: .deviceDrawsGlobeKey) ?? false
         memoryBudget = try c.decodeIfPresent(Int.self, forKey: .memoryBudget) ?? Governor.defaultBudget
         failures = try c.decodeIfPresent([String: FailureRecord].self, forKey: .failures) ?? [:]
+        textReplacements = try c.decodeIfPresent([String: String].self, forKey: .textReplacements) ?? [:]
+        allowedMissingProtections = try c.decodeIfPresent([String: [String]].self, forKey: .allowedMissingProtections) ?? [:]
     }
 
     /// Fresh settings: the system keyboard alone, enabled and current.

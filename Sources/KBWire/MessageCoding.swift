@@ -31,6 +31,7 @@ extension HostMessage: WireMessage {
             w.u8(1); w.u32(p); w.u32(a)
         case .load(let r):
             w.u8(2); w.string(r.pluginPath); w.string(r.className); w.facts(r.facts); w.window(r.window)
+            w.sandbox(r.sandbox)
         case .deliver(let d):
             w.u8(3); w.u64(d.sequence)
             if let f = d.facts { w.u8(1); w.facts(f) } else { w.u8(0) }
@@ -48,7 +49,7 @@ extension HostMessage: WireMessage {
         case 1: message = .hello(protocolVersion: try r.u32("protocol version"), abiVersion: try r.u32("ABI version"))
         case 2:
             message = .load(LoadRequest(pluginPath: try r.string("plugin path"), className: try r.string("class name"),
-                                        facts: try r.facts(), window: try r.window()))
+                                        facts: try r.facts(), window: try r.window(), sandbox: try r.sandbox()))
         case 3:
             let seq = try r.u64("sequence")
             let facts = try r.bool("facts flag") ? try r.facts() : nil
@@ -122,6 +123,20 @@ extension ByteWriter {
         traits(f.traits)
         count(f.inputModes.count)
         for m in f.inputModes { string(m) }
+        count(f.lexicon.count)
+        for e in f.lexicon { string(e.userInput); string(e.documentText) }
+        optionalString(f.pasteboard)
+    }
+
+    mutating func sandbox(_ s: SandboxSpec) {
+        bool(s.enabled); bool(s.openAccess)
+        count(s.readPaths.count)
+        for p in s.readPaths { string(p) }
+        string(s.containerPath)
+        count(s.groups.count)
+        for g in s.groups { string(g.name); string(g.path) }
+        count(s.allowMissing.count)
+        for m in s.allowMissing { string(m) }
     }
 
     mutating func range(_ r: UTF16Range) { int(r.location); int(r.length) }
@@ -179,6 +194,8 @@ extension ByteWriter {
             case .dismissKeyboard: u8(5)
             case .playInputClick: u8(6)
             case .log(let level, let message): u8(7); u8(level); string(message)
+            case .setPasteboard(let s): u8(8); string(s)
+            case .playSound(let s): u8(9); string(s)
             }
         }
     }
@@ -209,8 +226,27 @@ extension ByteReader {
         let n = try count("input modes", minimumSize: 4)
         var modes: [String] = []
         for _ in 0..<n { modes.append(try string("input mode")) }
+        let entries = try count("lexicon", minimumSize: 8)
+        var lexicon: [LexiconEntry] = []
+        for _ in 0..<entries {
+            lexicon.append(LexiconEntry(userInput: try string("lexicon shortcut"), documentText: try string("lexicon phrase")))
+        }
         return ControllerFacts(needsInputModeSwitchKey: needs, hasFullAccess: full, primaryLanguage: language,
-                               documentIdentifier: document, traits: traits, inputModes: modes)
+                               documentIdentifier: document, traits: traits, inputModes: modes, lexicon: lexicon,
+                               pasteboard: try optionalString("pasteboard"))
+    }
+
+    mutating func sandbox() throws(WireError) -> SandboxSpec {
+        var s = SandboxSpec(enabled: try bool("sandbox enabled"), openAccess: try bool("open access"))
+        for _ in 0..<(try count("read paths", minimumSize: 4)) { s.readPaths.append(try string("read path")) }
+        s.containerPath = try string("container path")
+        for _ in 0..<(try count("groups", minimumSize: 8)) {
+            s.groups.append(GroupContainer(name: try string("group name"), path: try string("group path")))
+        }
+        for _ in 0..<(try count("allowed missing protections", minimumSize: 4)) {
+            s.allowMissing.append(try string("allowed missing protection"))
+        }
+        return s
     }
 
     mutating func range(_ field: String) throws(WireError) -> UTF16Range {
@@ -300,6 +336,8 @@ extension ByteReader {
             case 5: list.append(.dismissKeyboard)
             case 6: list.append(.playInputClick)
             case 7: list.append(.log(level: try u8("log level"), message: try string("log message")))
+            case 8: list.append(.setPasteboard(try string("pasteboard text")))
+            case 9: list.append(.playSound(try string("sound name")))
             case let tag: throw .invalidTag(type: "effect", tag: tag)
             }
         }

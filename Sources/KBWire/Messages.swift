@@ -6,7 +6,7 @@ import KBText
 /// unasked. A worker's plugin output on stdout/stderr is log text, never protocol.
 public enum WireVersion {
     /// Bumped on any change to a message's shape; the handshake compares both sides'.
-    public static let protocolVersion: UInt32 = 1
+    public static let protocolVersion: UInt32 = 2
     /// The plugin ABI this build of kbhost speaks (KBH_ABI_VERSION).
     public static let abiVersion: UInt32 = 1
 }
@@ -41,12 +41,72 @@ public struct LoadRequest: Hashable, Sendable {
     public var className: String
     public var facts: ControllerFacts
     public var window: DocumentWindow
+    /// What the keyboard may reach; the worker installs it before it loads the plugin.
+    public var sandbox: SandboxSpec
 
-    public init(pluginPath: String, className: String, facts: ControllerFacts, window: DocumentWindow) {
+    public init(pluginPath: String, className: String, facts: ControllerFacts, window: DocumentWindow,
+                sandbox: SandboxSpec = SandboxSpec()) {
         self.pluginPath = pluginPath
         self.className = className
         self.facts = facts
         self.window = window
+        self.sandbox = sandbox
+    }
+}
+
+/// The kernel-enforced limits of one keyboard's process (seccomp and Landlock),
+/// and the folders it may use.
+public struct SandboxSpec: Hashable, Sendable {
+    /// The protections a kernel may lack; a keyboard runs without one only when the user allowed it.
+    public enum Mechanism: String, CaseIterable, Sendable {
+        case seccomp
+        case landlock                  // the filesystem rules
+        case landlockNetwork = "landlock-network"  // TCP bind/connect rules (Landlock ABI 4)
+        case landlockScope = "landlock-scope"      // abstract sockets and signals (Landlock ABI 6)
+    }
+
+    /// Whether to install the sandbox at all (false only for measurements and debugging).
+    public var enabled: Bool
+    /// Open access: the network and writes to the group containers.
+    public var openAccess: Bool
+    /// Folders and files the keyboard may read (its bundle, the system's libraries and data).
+    public var readPaths: [String]
+    /// Its own container (read/write); "" for none.
+    public var containerPath: String
+    /// The App Groups its manifest declares, and their folders.
+    public var groups: [GroupContainer]
+    /// Mechanisms the user allowed to be missing (`kbhost protection ID allow …`).
+    public var allowMissing: [String]
+
+    public init(enabled: Bool = true, openAccess: Bool = false, readPaths: [String] = [], containerPath: String = "",
+                groups: [GroupContainer] = [], allowMissing: [String] = []) {
+        self.enabled = enabled
+        self.openAccess = openAccess
+        self.readPaths = readPaths
+        self.containerPath = containerPath
+        self.groups = groups
+        self.allowMissing = allowMissing
+    }
+}
+
+public struct GroupContainer: Hashable, Sendable {
+    public var name: String
+    public var path: String
+
+    public init(name: String, path: String) {
+        self.name = name
+        self.path = path
+    }
+}
+
+/// One of the user's text replacements (UILexiconEntry).
+public struct LexiconEntry: Hashable, Sendable {
+    public var userInput: String
+    public var documentText: String
+
+    public init(userInput: String, documentText: String) {
+        self.userInput = userInput
+        self.documentText = documentText
     }
 }
 
@@ -79,15 +139,22 @@ public struct ControllerFacts: Hashable, Sendable {
     public var traits: TextInputTraits
     /// The enabled input modes (keyboard identifiers), the current one first.
     public var inputModes: [String]
+    /// The user's text replacements (requestSupplementaryLexicon).
+    public var lexicon: [LexiconEntry]
+    /// The general pasteboard's string; only with full access (nil otherwise or when empty).
+    public var pasteboard: String?
 
     public init(needsInputModeSwitchKey: Bool = true, hasFullAccess: Bool = false, primaryLanguage: String = "en-US",
-                documentIdentifier: String = "", traits: TextInputTraits = TextInputTraits(), inputModes: [String] = []) {
+                documentIdentifier: String = "", traits: TextInputTraits = TextInputTraits(), inputModes: [String] = [],
+                lexicon: [LexiconEntry] = [], pasteboard: String? = nil) {
         self.needsInputModeSwitchKey = needsInputModeSwitchKey
         self.hasFullAccess = hasFullAccess
         self.primaryLanguage = primaryLanguage
         self.documentIdentifier = documentIdentifier
         self.traits = traits
         self.inputModes = inputModes
+        self.lexicon = lexicon
+        self.pasteboard = pasteboard
     }
 }
 
@@ -168,6 +235,10 @@ public enum Effect: Hashable, Sendable {
     case dismissKeyboard
     case playInputClick
     case log(level: UInt8, message: String)
+    /// The keyboard set the pasteboard (it has full access; the worker checked).
+    case setPasteboard(String)
+    /// The keyboard played a sound other than the click (it has full access).
+    case playSound(String)
 }
 
 /// Raw values match kbh_key_role.
@@ -234,6 +305,7 @@ public struct WorkerFailure: Hashable, Sendable, Error {
         case badLayout          // a layout names an action the class lacks, or is malformed
         case badRequest         // the host sent something the worker cannot do
         case createFailed       // the class's create returned NULL
+        case sandbox            // the sandbox could not be installed (the kernel lacks a protection)
     }
 
     public var kind: Kind

@@ -4,6 +4,7 @@
 //
 // Usage (the host starts it; not for people): kbhost-worker [--data-limit BYTES]
 //     [--stack-limit BYTES] [--parent PID]
+import CKBSandbox
 import CKBShims
 import Glibc
 import KBExtensionRuntime
@@ -101,7 +102,9 @@ struct Worker {
             do throws(WorkerFailure) {
                 switch message {
                 case .hello: throw WorkerFailure(.badRequest, "the host sent a second hello")
-                case .load(let request): channel.send(.loaded(try runtime.load(request)))
+                case .load(let request):
+                    try installSandbox(request.sandbox)
+                    channel.send(.loaded(try runtime.load(request)))
                 case .deliver(let delivery):
                     channel.send(.done(sequence: delivery.sequence, effects: try runtime.deliver(delivery)))
                 case .shutdown: exit(0)
@@ -116,6 +119,59 @@ struct Worker {
     func finish(_ failure: WorkerFailure) -> Never {
         channel.send(.failure(failure))
         exit(failure.kind == .badRequest || failure.kind == .handshake ? 65 : 66)
+    }
+}
+
+/// The kernel's limits on what the keyboard can reach, installed before its
+/// library is opened: nothing of the plugin ever runs outside them.
+func installSandbox(_ spec: SandboxSpec) throws(WorkerFailure) {
+    if !spec.containerPath.isEmpty {
+        setenv("HOME", spec.containerPath, 1)
+        setenv("TMPDIR", spec.containerPath + "/tmp", 1)
+    }
+    guard spec.enabled else { return }
+    func mask(_ names: [String]) -> UInt32 {
+        var bits: UInt32 = 0
+        for name in names {
+            switch SandboxSpec.Mechanism(rawValue: name) {
+            case .seccomp?: bits |= UInt32(KBH_MECH_SECCOMP)
+            case .landlock?: bits |= UInt32(KBH_MECH_LANDLOCK)
+            case .landlockNetwork?: bits |= UInt32(KBH_MECH_LANDLOCK_NETWORK)
+            case .landlockScope?: bits |= UInt32(KBH_MECH_LANDLOCK_SCOPE)
+            case nil: break
+            }
+        }
+        return bits
+    }
+    // For tests and `kbhost doctor`: behave as on a kernel without these.
+    let pretend = getenv("KBHOST_SANDBOX_PRETEND_MISSING").map { String(cString: $0).split(separator: ",").map(String.init) } ?? []
+    let reads = spec.readPaths.map { strdup($0) }
+    let groups = spec.groups.map { strdup($0.path) }
+    let container = strdup(spec.containerPath)
+    defer {
+        for p in reads + groups { free(p) }
+        free(container)
+    }
+    var skipped: UInt32 = 0
+    var message = [CChar](repeating: 0, count: 1024)
+    let rc = reads.map { UnsafePointer($0) }.withUnsafeBufferPointer { readBuffer in
+        groups.map { UnsafePointer($0) }.withUnsafeBufferPointer { groupBuffer in
+            var request = kbh_sandbox_request(open_access: spec.openAccess,
+                                              read_paths: readBuffer.baseAddress, read_path_count: readBuffer.count,
+                                              container: UnsafePointer(container),
+                                              group_paths: groupBuffer.baseAddress, group_path_count: groupBuffer.count,
+                                              allow_missing: mask(spec.allowMissing), pretend_missing: mask(pretend))
+            return kbh_sandbox_apply(&request, &skipped, &message, message.count)
+        }
+    }
+    guard rc == 0 else {
+        let text = message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        throw WorkerFailure(.sandbox, String(decoding: text, as: UTF8.self))
+    }
+    if skipped != 0 {
+        let names = SandboxSpec.Mechanism.allCases.filter { mask([$0.rawValue]) & skipped != 0 }.map(\.rawValue)
+        let line = Array("kbhost-worker: running without \(names.joined(separator: ", ")), as the user allowed\n".utf8)
+        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }
 }
 

@@ -26,6 +26,8 @@ public final class KeyboardTestDriver {
     public private(set) var dismissCount = 0
     public private(set) var inputClickCount = 0
     public private(set) var logMessages: [String] = []
+    /// Sounds other than the click the keyboard played (it needs open access).
+    public private(set) var soundsPlayed: [String] = []
     /// The session clock (virtual), advanced by gestures and `pause`.
     public private(set) var clockNanoseconds: Int64 = 0
     public private(set) var isVisible = false
@@ -46,14 +48,20 @@ public final class KeyboardTestDriver {
     /// the insertion point at its end.
     public init(_ type: InputViewController.Type, text: String = "", traits: KeyboardSDK.TextInputTraits = .init(),
                 needsInputModeSwitchKey: Bool = true, hasFullAccess: Bool = false, primaryLanguage: String = "en-US",
-                inputModes: [String] = []) throws(Failure) {
+                inputModes: [String] = [], lexicon: [KeyboardSDK.LexiconEntry] = [], pasteboard: String? = nil,
+                containerPath: String? = nil, appGroups: [String: String] = [:]) throws(Failure) {
         facts = ControllerFacts(needsInputModeSwitchKey: needsInputModeSwitchKey, hasFullAccess: hasFullAccess,
                                 primaryLanguage: primaryLanguage, documentIdentifier: "test-document",
-                                traits: KeyboardTestDriver.convert(traits), inputModes: inputModes)
+                                traits: KeyboardTestDriver.convert(traits), inputModes: inputModes,
+                                lexicon: lexicon.map { KBWire.LexiconEntry(userInput: $0.userInput, documentText: $0.documentText) },
+                                pasteboard: pasteboard)
         let plugin = KeyboardPlugin.export([type])
+        // Containers and groups as the keyboard will see them; in process, nothing enforces the sandbox.
+        let containers = SandboxSpec(enabled: false, openAccess: hasFullAccess, containerPath: containerPath ?? "",
+                                     groups: appGroups.sorted { $0.key < $1.key }.map { GroupContainer(name: $0.key, path: $0.value) })
         do {
             let reply = try runtime.load(plugin: plugin, className: String(describing: type), facts: facts,
-                                         window: DocumentWindow(buffer: TextBuffer(text: text)))
+                                         window: DocumentWindow(buffer: TextBuffer(text: text)), containers: containers)
             record(reply.effects)
         } catch {
             throw .keyboard(error.message)
@@ -68,6 +76,21 @@ public final class KeyboardTestDriver {
     /// The selection in UTF-16 code units.
     public var selection: UTF16Range { buffer.selection }
     public var markedText: String? { buffer.markedText.map(String.init) }
+    /// The general pasteboard as the keyboard last left it (or as the test set it).
+    public var pasteboard: String? {
+        get { facts.pasteboard }
+        set {
+            facts.pasteboard = newValue
+            factsChanged = true
+        }
+    }
+
+    /// Replaces the user's text replacements; the keyboard sees them on its next call.
+    public func setLexicon(_ entries: [KeyboardSDK.LexiconEntry]) {
+        facts.lexicon = entries.map { KBWire.LexiconEntry(userInput: $0.userInput, documentText: $0.documentText) }
+        factsChanged = true
+    }
+
     /// The layout's display line.
     public var display: String { runtime.services.layout.display }
     /// The layout's key labels, row by row.
@@ -167,6 +190,8 @@ public final class KeyboardTestDriver {
             case .dismissKeyboard: dismissCount += 1; events.append("dismissKeyboard")
             case .playInputClick: inputClickCount += 1
             case .log(_, let message): logMessages.append(message)
+            case .setPasteboard(let text): facts.pasteboard = text.isEmpty ? nil : text
+            case .playSound(let name): soundsPlayed.append(name)
             case .edit, .setLayout, .setDisplay: break  // already applied to the runtime's document and layout
             }
         }

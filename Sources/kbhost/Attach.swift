@@ -83,7 +83,8 @@ final class AttachSession {
                 session = try KeyboardSession(keyboard: loadable, document: document,
                                               configuration: configuration,
                                               needsInputModeSwitchKey: InputModes.needsInputModeSwitchKey(settings, deviceDrawsGlobeKey: settings.deviceDrawsGlobeKey),
-                                              hasFullAccess: settings.fullAccess.contains(id), inputModes: settings.enabled)
+                                              hasFullAccess: settings.fullAccess.contains(id), inputModes: settings.enabled,
+                                              access: context.access(for: id, settings))
                 session.onAdvanceToNextInputMode = { [weak self] in self?.globe() }
                 sessions.insert(session)
             }

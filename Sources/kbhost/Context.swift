@@ -45,6 +45,12 @@ struct Context {
         }
     }
 
+    /// What a keyboard's session may reach: its containers under KBHOST_HOME,
+    /// the user's text replacements, the protections the user let it go without.
+    func access(for id: String, _ settings: KeyboardSettings) -> KeyboardAccess {
+        KeyboardAccess(settings: settings, home: store.directory, keyboard: id)
+    }
+
     func name(_ id: String) -> String { registry.entry(id)?.manifest.displayName ?? id }
 }
 

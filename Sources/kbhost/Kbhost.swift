@@ -39,6 +39,7 @@ struct Kbhost: ParsableCommand {
         static let badSettings: Int32 = 8
         static let badKeyboards: Int32 = 9
         static let invalid: Int32 = 10
+        static let usage: Int32 = 64
     }
 }
 

@@ -13,6 +13,9 @@ struct TypeCommand: ParsableCommand {
             the key with that role whatever its label; id:NAME taps a key by identifier. Timed input:
               double:KEY       double tap          long:KEY      long press
               hold:KEY:MS      hold for MS ms      pause:MS      let MS ms pass
+              rotate:landscape, rotate:portrait or rotate:WxH   the keyboard's size changes (viewWillTransition)
+            The keyboard gets its container, the user's text replacements and, when the user granted \
+            it (kbhost access ID on), open access, as in kbhost attach.
             Example: kbhost type --keyboard dev.kbhost.Calculator 1 2 + 3 =   (prints 15)
             """)
 
@@ -28,6 +31,15 @@ struct TypeCommand: ParsableCommand {
     @Option(help: "The field's keyboard type (default, asciiCapable, url, numberPad, emailAddress, …).")
     var keyboardType: String = "default"
 
+    @Option(help: "The field's autocorrection trait: default, yes or no.")
+    var autocorrection: String = "default"
+
+    @Option(help: "The field's autocapitalization trait: none, words, sentences or allCharacters.")
+    var autocapitalization: String = "sentences"
+
+    @Option(help: "Read more taps from a file (whitespace-separated, after the TAP arguments); - for standard input.")
+    var script: String?
+
     @OptionGroup var budget: BudgetOption
 
     @Argument(help: "Keys to tap, in order.")
@@ -38,6 +50,26 @@ struct TypeCommand: ParsableCommand {
             throw ValidationError("unknown keyboard type '\(keyboardType)'; one of: \(KeyboardTypeName.all.joined(separator: ", "))")
         }
         for tap in taps { _ = try TapStep(tap) }
+        guard TextInputTraits.Tristate.named(autocorrection) != nil else {
+            throw ValidationError("--autocorrection must be default, yes or no, not '\(autocorrection)'")
+        }
+        guard TextInputTraits.Autocapitalization.named(autocapitalization) != nil else {
+            throw ValidationError("--autocapitalization must be none, words, sentences or allCharacters, not '\(autocapitalization)'")
+        }
+    }
+
+    /// The TAP arguments, then the script's.
+    func allTaps() throws -> [TapStep] {
+        var tokens = taps
+        if let script {
+            let data: Data?
+            if script == "-" { data = FileHandle.standardInput.readDataToEndOfFile() } else { data = FileManager.default.contents(atPath: script) }
+            guard let data else { throw exitWithError("cannot read the script \(script)", status: Kbhost.Exit.usage) }
+            tokens += String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+        }
+        do { return try tokens.map(TapStep.init) } catch {
+            throw exitWithError("\(error)", status: Kbhost.Exit.usage)
+        }
     }
 
     func run() throws {
@@ -51,32 +83,38 @@ struct TypeCommand: ParsableCommand {
         }
         var traits = TextInputTraits()
         traits.keyboardType = KeyboardTypeName.parse(keyboardType) ?? .default
+        traits.autocorrection = TextInputTraits.Tristate.named(autocorrection) ?? .default
+        traits.autocapitalization = TextInputTraits.Autocapitalization.named(autocapitalization) ?? .sentences
         let document = TextDocument(text: text, traits: traits)
+        let steps = try allTaps()
+        let settings = try context.settings()
         var configuration = installation.processConfiguration
         configuration.memoryBudgetBytes = try budget.bytes(context)
         let session: KeyboardSession
         do {
             session = try KeyboardSession(keyboard: loadable, document: document,
-                                          configuration: configuration, needsInputModeSwitchKey: true)
+                                          configuration: configuration, needsInputModeSwitchKey: true,
+                                          hasFullAccess: settings.fullAccess.contains(loadable.identifier),
+                                          access: context.access(for: loadable.identifier, settings))
             try session.appear()
         } catch {
             throw exitWithError("\(error)", status: Kbhost.Exit.keyboardFailed)
         }
         var status: Int32 = 0
         var message: String?
-        do {
-            for tap in taps { try TapStep(tap).perform(on: session) }
-        } catch let error as SessionError {
+        do throws(SessionError) {
+            for step in steps { try step.perform(on: session) }
+        } catch {
             message = error.description
             if case .noSuchKey = error { status = Kbhost.Exit.noSuchKey } else { status = Kbhost.Exit.keyboardFailed }
         }
         if status == 0 {
             do { try session.disappear() } catch { message = "\(error)"; status = Kbhost.Exit.keyboardFailed }
         }
-        let pid = session.pid
+        let report = TypeReport(session: session, pid: session.pid, budget: configuration.memoryBudgetBytes)
         session.close()
         if json {
-            print(try TypeReport(session: session, pid: pid).jsonString())
+            print(try report.jsonString())
         } else {
             print(session.document.text)
         }
@@ -86,7 +124,11 @@ struct TypeCommand: ParsableCommand {
 
 /// One step of a tap script.
 struct TapStep {
-    enum Kind { case gesture(Gesture, String), pause(Int) }
+    enum Kind { case gesture(Gesture, String), pause(Int), rotate(width: Double, height: Double) }
+
+    /// The keyboard's size in each orientation, in points (an iPhone's standard keyboard).
+    static let portrait = (width: 375.0, height: 216.0)
+    static let landscape = (width: 667.0, height: 162.0)
     let kind: Kind
 
     init(_ token: String) throws {
@@ -100,6 +142,17 @@ struct TapStep {
         case "long" where parts.count == 2: kind = .gesture(.longPress, parts[1])
         case "hold" where parts.count == 3: kind = .gesture(.hold(milliseconds: try ms(parts[2])), parts[1])
         case "pause" where parts.count == 2: kind = .pause(try ms(parts[1]))
+        case "rotate" where parts.count == 2:
+            switch parts[1] {
+            case "portrait": kind = .rotate(width: TapStep.portrait.width, height: TapStep.portrait.height)
+            case "landscape": kind = .rotate(width: TapStep.landscape.width, height: TapStep.landscape.height)
+            default:
+                let size = parts[1].split(separator: "x").compactMap { Double($0) }
+                guard size.count == 2, size.allSatisfy({ $0 > 0 && $0 <= 10_000 }) else {
+                    throw ValidationError("'\(token)': rotate to portrait, landscape or WIDTHxHEIGHT in points")
+                }
+                kind = .rotate(width: size[0], height: size[1])
+            }
         default: kind = .gesture(.tap, token)
         }
     }
@@ -108,6 +161,8 @@ struct TapStep {
         switch kind {
         case .gesture(let g, let name): try session.perform(g, on: name)
         case .pause(let ms): session.pause(milliseconds: ms)
+        case .rotate(let width, let height):
+            do { try session.transition(toWidth: width, height: height) } catch { throw .keyboardFailed(error) }
         }
     }
 }
@@ -131,8 +186,11 @@ struct TypeReport: Encodable {
     var display: String
     var events: [String]
     var failure: String?
+    /// The extension process's peak footprint (RssAnon + RssShmem + swap), as the governor saw it.
+    var peakFootprintBytes: Int?
+    var memoryBudgetBytes: Int?
 
-    init(session: KeyboardSession, pid: Int32) {
+    init(session: KeyboardSession, pid: Int32, budget: Int?) {
         let buffer = session.document.buffer
         keyboard = session.keyboard.identifier
         self.pid = pid
@@ -143,6 +201,8 @@ struct TypeReport: Encodable {
         display = session.layout.display
         events = session.events.map(\.description)
         failure = session.failure?.description
+        peakFootprintBytes = session.peakFootprint
+        memoryBudgetBytes = budget
     }
 
     func jsonString() throws -> String {
@@ -150,4 +210,12 @@ struct TypeReport: Encodable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
+}
+
+extension TextInputTraits.Tristate {
+    static func named(_ s: String) -> Self? { allCases.first { String(describing: $0).lowercased() == s.lowercased() } }
+}
+
+extension TextInputTraits.Autocapitalization {
+    static func named(_ s: String) -> Self? { allCases.first { String(describing: $0).lowercased() == s.lowercased() } }
 }

@@ -160,6 +160,21 @@ typedef struct kbh_traits_v1 {
     bool enables_return_key_automatically;
 } kbh_traits_v1;
 
+/* A group default's value (UserDefaults' property list types). */
+typedef enum kbh_value_type {
+    KBH_VALUE_BOOL = 1, KBH_VALUE_INT = 2, KBH_VALUE_DOUBLE = 3,
+    KBH_VALUE_STRING = 4, KBH_VALUE_DATA = 5,
+} kbh_value_type;
+
+typedef struct kbh_value_v1 {
+    kbh_value_type type;
+    bool boolean;
+    int64_t integer;
+    double real;
+    const uint8_t *bytes;  /* STRING (UTF-8, also NUL-terminated) and DATA */
+    size_t length;
+} kbh_value_v1;
+
 /* ------------------------------------------------------------------ */
 /* The services table the host gives a plugin                         */
 /* ------------------------------------------------------------------ */
@@ -202,7 +217,45 @@ typedef struct kbh_host_v1 {
 
     /* Log text for the host (stderr works too). level: 0 debug … 3 error. */
     void (*log)(void *ctx, int32_t level, const char *utf8);
+
+    /* ---- Appended later in version 1: check struct_size before use ---- */
+    /* (KBH_HOST_HAS(host, field) does.) Functions returning int32_t return 0
+       or an errno value (EPERM: needs open access; ENOENT: no such key or
+       group; EACCES/EROFS: the kernel refused); kbh last_error then says what
+       happened in a sentence. */
+
+    /* requestSupplementaryLexicon: the user's text replacements, one entry
+       per line, "shortcut\tphrase"; "" when there are none. */
+    const char *(*supplementary_lexicon)(void *ctx);
+
+    /* The keyboard's own container folder (read/write), and the folder of an
+       App Group its manifest declares (read; write only with open access).
+       NULL: no container / group not declared. */
+    const char *(*container_path)(void *ctx);
+    const char *(*group_container_path)(void *ctx, const char *group);
+
+    /* UserDefaults(suiteName: group): get (ENOENT when the key is not set;
+       the value is borrowed until the next call) and set (value NULL removes
+       the key). Writes need open access and are atomic. */
+    int32_t (*defaults_get)(void *ctx, const char *group, const char *key, kbh_value_v1 *out);
+    int32_t (*defaults_set)(void *ctx, const char *group, const char *key, const kbh_value_v1 *value);
+
+    /* UIPasteboard.general's string: needs open access (EPERM otherwise).
+       get stores a borrowed string (NULL when the pasteboard is empty). */
+    int32_t (*pasteboard_get)(void *ctx, const char **out_utf8);
+    int32_t (*pasteboard_set)(void *ctx, const char *utf8);
+
+    /* A sound other than the input click (AudioServicesPlaySystemSound):
+       needs open access. */
+    int32_t (*play_sound)(void *ctx, const char *name);
+
+    /* The last failing call's explanation; borrowed. */
+    const char *(*last_error)(void *ctx);
 } kbh_host_v1;
+
+/* Whether a host table has a field (tables only ever grow at the end). */
+#define KBH_HOST_HAS(host, field) \
+    ((host)->struct_size >= offsetof(kbh_host_v1, field) + sizeof((host)->field) && (host)->field != NULL)
 
 /* ------------------------------------------------------------------ */
 /* What a plugin exports                                               */

@@ -1,0 +1,107 @@
+import Foundation
+import KBSystem
+import KBWire
+
+/// The folders keyboards keep data in, under KBHOST_HOME:
+///
+///     Containers/Keyboards/ID/        each keyboard's own (read/write), its HOME
+///     Containers/Groups/GROUP/        an App Group's, shared with the containing app
+///
+/// The worker's sandbox (Landlock) gives a keyboard its own container, read
+/// access to its groups, and write access to them only with open access.
+public struct Containers: Sendable {
+    public let root: String
+
+    public init(home: String) { root = home + "/Containers" }
+
+    public func keyboard(_ id: String) -> String { root + "/Keyboards/" + id }
+    public func group(_ name: String) -> String { root + "/Groups/" + name }
+
+    /// Creates a keyboard's folders (and its groups', with the defaults' lock file) if missing.
+    public func prepare(for manifest: KeyboardManifest) throws {
+        let own = keyboard(manifest.bundleIdentifier)
+        try AtomicFile.makeDirectory(own + "/tmp")
+        for name in manifest.applicationGroups {
+            let store = GroupDefaultsStore(group: name, containerPath: group(name))
+            try AtomicFile.makeDirectory(store.directory)
+        }
+    }
+}
+
+/// The general pasteboard, owned by the host: a file under KBHOST_HOME that
+/// `kbhost pasteboard` reads and writes. Keyboards reach it only with open
+/// access, through the host (they cannot open the file: the sandbox).
+public struct Pasteboard: Sendable {
+    public let path: String
+    /// Longer text is refused: it travels to keyboards inside one message.
+    public static let limit = 256 * 1024
+
+    public init(home: String) { path = home + "/pasteboard" }
+
+    public func read() throws -> String? {
+        guard let bytes = try AtomicFile.read(path), !bytes.isEmpty else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    public func write(_ text: String?) throws {
+        let bytes = Array((text ?? "").utf8)
+        guard bytes.count <= Pasteboard.limit else {
+            throw SystemError("pasteboard: \(bytes.count) bytes is more than the \(Pasteboard.limit)-byte limit", errno: EFBIG)
+        }
+        try AtomicFile.makeDirectory((path as NSString).deletingLastPathComponent)
+        try AtomicFile.write(path, bytes)
+    }
+
+    /// Identifies the file's current contents cheaply (inode, size, change time).
+    func stamp() -> [Int] {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return [] }
+        return [Int(st.st_ino), Int(st.st_size), st.st_ctim.tv_sec, st.st_ctim.tv_nsec]
+    }
+}
+
+/// What a keyboard's session may reach besides the document: its containers,
+/// the pasteboard, the user's text replacements, and how it is sandboxed.
+public struct KeyboardAccess: Sendable {
+    /// KBHOST_HOME: where containers and the pasteboard live; nil gives the keyboard neither.
+    public var home: String?
+    /// The user's text replacements.
+    public var lexicon: [LexiconEntry]
+    /// Protections the user allowed the keyboard to run without (where the kernel lacks them).
+    public var allowMissing: [String]
+    /// Install the sandbox (false only for measurements: `kbhost-bench`).
+    public var sandboxed: Bool
+
+    public init(home: String? = nil, lexicon: [LexiconEntry] = [], allowMissing: [String] = [], sandboxed: Bool = true) {
+        self.home = home
+        self.lexicon = lexicon
+        self.allowMissing = allowMissing
+        self.sandboxed = sandboxed
+    }
+
+    /// What the user's settings give a keyboard.
+    public init(settings: KeyboardSettings, home: String, keyboard id: String) {
+        self.init(home: home,
+                  lexicon: settings.textReplacements.sorted { $0.key < $1.key }
+                      .map { LexiconEntry(userInput: $0.key, documentText: $0.value) },
+                  allowMissing: settings.allowedMissingProtections[id] ?? [])
+    }
+
+    var pasteboard: Pasteboard? { home.map(Pasteboard.init(home:)) }
+
+    /// The sandbox for a keyboard: its bundle, the system data it declares,
+    /// its containers (created here), open access as granted.
+    func sandbox(for keyboard: LoadableKeyboard, openAccess: Bool) throws -> SandboxSpec {
+        var reads = [(keyboard.libraryPath as NSString).deletingLastPathComponent, keyboard.manifest.bundleDirectory]
+        reads += keyboard.manifest.readOnlyPaths
+        var spec = SandboxSpec(enabled: sandboxed, openAccess: openAccess, readPaths: Array(Set(reads)).sorted(),
+                               allowMissing: allowMissing)
+        if let home {
+            let containers = Containers(home: home)
+            try containers.prepare(for: keyboard.manifest)
+            spec.containerPath = containers.keyboard(keyboard.identifier)
+            spec.groups = keyboard.manifest.applicationGroups.map { GroupContainer(name: $0, path: containers.group($0)) }
+        }
+        return spec
+    }
+}

@@ -1,0 +1,131 @@
+import Glibc
+
+/// A value of a group's defaults: the property list types UserDefaults stores.
+public enum DefaultValue: Hashable, Sendable {
+    case bool(Bool)
+    case integer(Int64)
+    case double(Double)
+    case string(String)
+    case data([UInt8])
+
+    public var typeName: String {
+        switch self {
+        case .bool: "bool"
+        case .integer: "int"
+        case .double: "double"
+        case .string: "string"
+        case .data: "data"
+        }
+    }
+}
+
+/// The defaults of one App Group (UserDefaults(suiteName:)), shared by a
+/// keyboard and its containing app (`kbhost defaults`). One file per group in
+/// the group's container, Library/Preferences/GROUP.kbdefaults. Every write is
+/// a read-modify-write under an exclusive flock, replaced atomically: writers
+/// on both sides never lose each other's updates, and readers (who take no
+/// lock) see the old file or the new one, never a mix.
+public struct GroupDefaultsStore: Sendable {
+    public let group: String
+    public let containerPath: String
+
+    public init(group: String, containerPath: String) {
+        self.group = group
+        self.containerPath = containerPath
+    }
+
+    public var directory: String { containerPath + "/Library/Preferences" }
+    public var path: String { directory + "/" + group + ".kbdefaults" }
+    var lockPath: String { directory + "/." + group + ".lock" }
+
+    /// Everything stored (empty when nothing is).
+    public func load() throws -> [String: DefaultValue] {
+        guard let bytes = try AtomicFile.read(path) else { return [:] }
+        do { return try DefaultsCoding.decode(bytes) } catch {
+            throw SystemError("defaults file \(path) is corrupt (\(error)); it was left as it is", errno: EINVAL)
+        }
+    }
+
+    /// Sets (or, with nil, removes) one key under the lock.
+    public func set(_ value: DefaultValue?, forKey key: String) throws {
+        try update { $0[key] = value }
+    }
+
+    /// Reads, changes and writes the whole group under the lock.
+    public func update(_ change: (inout [String: DefaultValue]) throws -> Void) throws {
+        try AtomicFile.withLock(lockPath) {
+            var values = try load()
+            try change(&values)
+            try AtomicFile.write(path, DefaultsCoding.encode(values), mode: 0o600)
+        }
+    }
+}
+
+/// The file's bytes: "KBDEFS1\n", a count, then per key (sorted) its UTF-8
+/// name, a type tag and the value; little-endian lengths. Decoding checks
+/// every length against what remains.
+public enum DefaultsCoding {
+    static let magic = Array("KBDEFS1\n".utf8)
+
+    public struct Corrupt: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func encode(_ values: [String: DefaultValue]) -> [UInt8] {
+        var out = magic
+        func u64(_ v: UInt64) { for i in 0..<8 { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) } }
+        func bytes(_ b: some Collection<UInt8>) { u64(UInt64(b.count)); out.append(contentsOf: b) }
+        u64(UInt64(values.count))
+        for key in values.keys.sorted() {
+            bytes(Array(key.utf8))
+            switch values[key]! {
+            case .bool(let b): out.append(1); out.append(b ? 1 : 0)
+            case .integer(let i): out.append(2); u64(UInt64(bitPattern: i))
+            case .double(let d): out.append(3); u64(d.bitPattern)
+            case .string(let s): out.append(4); bytes(Array(s.utf8))
+            case .data(let d): out.append(5); bytes(d)
+            }
+        }
+        return out
+    }
+
+    public static func decode(_ input: [UInt8]) throws -> [String: DefaultValue] {
+        var at = 0
+        func take(_ n: Int) throws -> ArraySlice<UInt8> {
+            guard n >= 0, input.count - at >= n else { throw Corrupt(description: "truncated at byte \(at)") }
+            defer { at += n }
+            return input[at..<at + n]
+        }
+        func u64() throws -> UInt64 {
+            var v: UInt64 = 0
+            for (i, b) in try take(8).enumerated() { v |= UInt64(b) << (8 * UInt64(i)) }
+            return v
+        }
+        func bytes() throws -> [UInt8] {
+            let n = try u64()
+            guard n <= UInt64(input.count - at) else { throw Corrupt(description: "length \(n) at byte \(at) exceeds the file") }
+            return Array(try take(Int(n)))
+        }
+        func utf8(_ b: [UInt8]) throws -> String {
+            guard let s = String(validating: b, as: UTF8.self) else { throw Corrupt(description: "invalid UTF-8 at byte \(at)") }
+            return s
+        }
+        guard Array(try take(magic.count)) == magic else { throw Corrupt(description: "not a kbhost defaults file") }
+        let count = try u64()
+        guard count <= UInt64(input.count) else { throw Corrupt(description: "impossible key count \(count)") }
+        var values: [String: DefaultValue] = [:]
+        for _ in 0..<count {
+            let key = try utf8(try bytes())
+            switch try take(1).first! {
+            case 1: values[key] = .bool(try take(1).first! != 0)
+            case 2: values[key] = .integer(Int64(bitPattern: try u64()))
+            case 3: values[key] = .double(Double(bitPattern: try u64()))
+            case 4: values[key] = .string(try utf8(try bytes()))
+            case 5: values[key] = .data(try bytes())
+            case let tag: throw Corrupt(description: "unknown value type \(tag) for key '\(key)'")
+            }
+        }
+        guard at == input.count else { throw Corrupt(description: "\(input.count - at) stray bytes at the end") }
+        return values
+    }
+}
