@@ -12,9 +12,9 @@ struct ByteFixtureTests {
     /// `.deliver(sequence: 1, no facts, no window, call)` with the call's bytes spelled out.
     func deliver(_ callBytes: [UInt8]) -> [UInt8] { [3] + le64(1) + [0, 0] + callBytes }
 
-    @Test("Versions are 1 and 1")
+    @Test("Versions are 2 (protocol: sandbox, lexicon, pasteboard) and 1 (ABI: the host table only grew)")
     func versions() {
-        #expect(WireVersion.protocolVersion == 1)
+        #expect(WireVersion.protocolVersion == 2)
         #expect(WireVersion.abiVersion == 1)
     }
 
@@ -41,7 +41,9 @@ struct ByteFixtureTests {
             + [1, 0] + utf8String("en-US") + utf8String("")   // needsInputModeSwitchKey, hasFullAccess, language, document
             + [0, 0, 2, 0, 0, 0, 0, 0]                        // traits: autocapitalization .sentences = 2
             + le32(0)                                         // no input modes
+            + le32(0) + [0]                                   // no lexicon, no pasteboard
             + utf8String("") + le64(0) + le64(0) + [0] + [0, 0] // window: text, selection, no marked range, flags
+            + [1, 0] + le32(0) + utf8String("") + le32(0) + le32(0) // sandbox on, no open access, no paths, container, groups, allowances
         #expect(m.encoded() == expected)
         #expect(try HostMessage.decode(expected) == m)
     }
@@ -87,8 +89,9 @@ struct ByteFixtureTests {
         #expect(TextInputCallback.selectionDidChange.selector == "selectionDidChange:")
         #expect(KeyEvent.Kind.allCases.map(\.rawValue) == [0, 1, 2, 3, 4])
         #expect(KeyRole.allCases.map(\.rawValue) == Array(0...7))
-        #expect(WorkerFailure.Kind.allCases.map(\.rawValue) == Array(0...8))
+        #expect(WorkerFailure.Kind.allCases.map(\.rawValue) == Array(0...9))
         #expect(WorkerFailure.Kind.createFailed.rawValue == 8)
+        #expect(WorkerFailure.Kind.sandbox.rawValue == 9)
     }
 
     @Test("WorkerMessage.hello carries the pid as a little-endian Int32")

@@ -46,10 +46,12 @@ struct RoundTripTests {
             case .dismissKeyboard: effectTags.insert("dismissKeyboard")
             case .playInputClick: effectTags.insert("playInputClick")
             case .log: effectTags.insert("log")
+            case .setPasteboard: effectTags.insert("setPasteboard")
+            case .playSound: effectTags.insert("playSound")
             }
         }
         #expect(callTags.count == 5)
-        #expect(effectTags.count == 7)
+        #expect(effectTags.count == 9)
         #expect(editTags.count == 5)
         let kinds = Samples.workerMessages.compactMap { m -> WorkerFailure.Kind? in
             if case .failure(let f) = m { return f.kind } else { return nil }

@@ -13,7 +13,9 @@ enum Samples {
     static let richFacts = ControllerFacts(
         needsInputModeSwitchKey: false, hasFullAccess: true, primaryLanguage: "ja-JP",
         documentIdentifier: "doc-7 🗒", traits: richTraits,
-        inputModes: ["com.example.calculator", "ja-JP", ""])
+        inputModes: ["com.example.calculator", "ja-JP", ""],
+        lexicon: [LexiconEntry(userInput: "omw", documentText: "On my way!"), LexiconEntry(userInput: "", documentText: "\t\n")],
+        pasteboard: "copied 📋")
 
     /// "ab👍🏽" + marked "かな", caret between か and な; text cut off before the window.
     static let richWindow: DocumentWindow = {
@@ -52,6 +54,11 @@ enum Samples {
             .load(LoadRequest(pluginPath: "/opt/kbhost/plugins/libCalculatorKeyboard.so",
                               className: "CalculatorViewController", facts: richFacts, window: richWindow)),
             .load(LoadRequest(pluginPath: "", className: "", facts: ControllerFacts(), window: DocumentWindow())),
+            .load(LoadRequest(pluginPath: "/k/libK.so", className: "K", facts: ControllerFacts(), window: DocumentWindow(),
+                              sandbox: SandboxSpec(enabled: false, openAccess: true, readPaths: ["/k", "/usr/share/dict"],
+                                                   containerPath: "/home/u/.kbhost/Containers/Keyboards/k",
+                                                   groups: [GroupContainer(name: "group.k", path: "/g/k"), GroupContainer(name: "group.ü", path: "")],
+                                                   allowMissing: ["landlock-scope", "seccomp"]))),
             .shutdown,
         ]
         for (i, call) in calls.enumerated() {
@@ -95,6 +102,7 @@ enum Samples {
         .setDisplay(""), .setDisplay("3.14159 ≈ π"),
         .advanceToNextInputMode, .dismissKeyboard, .playInputClick,
         .log(level: 0, message: ""), .log(level: 255, message: "plugin said: héllo\n"),
+        .setPasteboard(""), .setPasteboard("copied ✂️\n"), .playSound("Tock"), .playSound(""),
     ]
 
     static let workerMessages: [WorkerMessage] = {
