@@ -22,6 +22,8 @@ let package = Package(
         .library(name: "FaultKeyboards", type: .dynamic, targets: ["FaultKeyboards"]),
         .library(name: "FaultNoEntry", type: .dynamic, targets: ["FaultNoEntry"]),
         .library(name: "SwiftFaultKeyboards", type: .dynamic, targets: ["SwiftFaultKeyboards"]),
+        // A keyboard that tries every escape from its sandbox and types what happened.
+        .library(name: "HostileKeyboard", type: .dynamic, targets: ["HostileKeyboard"]),
         .library(name: "FaultWrongABI", type: .dynamic, targets: ["FaultWrongABI"]),
     ],
     dependencies: [
@@ -82,6 +84,7 @@ let package = Package(
         .target(name: "FaultNoEntry", dependencies: ["CKeyboardABI"], path: "Plugins/Faults/NoEntry"),
         .target(name: "SwiftFaultKeyboards", dependencies: ["KeyboardSDK"], path: "Plugins/Faults/Swift"),
         .target(name: "FaultWrongABI", dependencies: ["CKeyboardABI"], path: "Plugins/Faults/WrongABI"),
+        .target(name: "HostileKeyboard", dependencies: ["CKeyboardABI"], path: "Plugins/Hostile"),
 
         // Tests: one target per module, plus end-to-end tests through real processes.
         .testTarget(name: "KBTextTests", dependencies: ["KBText"]),
@@ -98,7 +101,7 @@ let package = Package(
 // Strictness for every Swift target, in one place (swift-log's habit).
 let cTargets: Set<String> = [
     "CKeyboardABI", "CKBShims", "CKBSandbox", "CFFI", "kbhost-floor",
-    "NumberPadKeyboard", "FaultKeyboards", "FaultNoEntry", "FaultWrongABI",
+    "NumberPadKeyboard", "FaultKeyboards", "FaultNoEntry", "FaultWrongABI", "HostileKeyboard",
 ]
 for target in package.targets where !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [

@@ -1,0 +1,328 @@
+/* dev.kbhost.Hostile: a keyboard that tries to escape its sandbox. Each key
+   makes one attempt and inserts what happened into the document, one line:
+       tcp: denied: Operation not permitted (errno 1)
+       own: allowed: wrote 6 bytes to …/Containers/Keyboards/dev.kbhost.Hostile/note.txt
+   so that `kbhost type --keyboard dev.kbhost.Hostile tcp udp …` shows the
+   outcome of each. tcp and udp send to 127.0.0.1 on the port given by the
+   last number before the insertion point (the tests write "port 12345 ").
+   Nothing here is subtle: these are the first things a malicious keyboard
+   would try. Written in C so that each attempt is the bare system call. */
+#define _GNU_SOURCE
+#include <kbhost_keyboard.h>
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_ether.h>
+#include <linux/netlink.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef struct hostile {
+    const kbh_host_v1 *host;
+} hostile;
+
+#define GROUP "group.dev.kbhost.Hostile"
+
+static void report(hostile *self, const char *what, int ok, const char *detail) {
+    char line[1024];
+    snprintf(line, sizeof line, "%s: %s: %s\n", what, ok ? "allowed" : "denied", detail);
+    self->host->insert_text(self->host->ctx, line);
+}
+
+static void report_errno(hostile *self, const char *what, int error) {
+    char detail[256];
+    snprintf(detail, sizeof detail, "%s (errno %d)", strerror(error), error);
+    report(self, what, 0, detail);
+}
+
+/* The last number before the insertion point: the port to send to. */
+static int port_from_document(hostile *self) {
+    const char *before = self->host->document_context_before_input(self->host->ctx);
+    int port = 9, current = -1;
+    for (const char *p = before ? before : ""; *p; p++) {
+        if (*p >= '0' && *p <= '9') current = (current < 0 ? 0 : current * 10) + (*p - '0');
+        else { if (current > 0 && current < 65536) port = current; current = -1; }
+    }
+    if (current > 0 && current < 65536) port = current;
+    return port;
+}
+
+static const char *container(hostile *self) {
+    const char *c = KBH_HOST_HAS(self->host, container_path) ? self->host->container_path(self->host->ctx) : NULL;
+    return c ? c : "/nonexistent";
+}
+
+static void try_tcp(hostile *self) {
+    int port = port_from_document(self);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) { report_errno(self, "tcp", errno); return; }
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) { int e = errno; close(fd); report_errno(self, "tcp", e); return; }
+    ssize_t n = send(fd, "hostile", 7, MSG_NOSIGNAL);
+    int e = errno;
+    close(fd);
+    if (n < 0) { report_errno(self, "tcp", e); return; }
+    char detail[128];
+    snprintf(detail, sizeof detail, "sent %zd bytes to 127.0.0.1:%d", n, port);
+    report(self, "tcp", 1, detail);
+}
+
+static void try_udp(hostile *self) {
+    int port = port_from_document(self);
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0) { report_errno(self, "udp", errno); return; }
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    ssize_t n = sendto(fd, "hostile", 7, 0, (struct sockaddr *)&a, sizeof a);
+    int e = errno;
+    close(fd);
+    if (n < 0) { report_errno(self, "udp", e); return; }
+    char detail[128];
+    snprintf(detail, sizeof detail, "sent %zd bytes to 127.0.0.1:%d", n, port);
+    report(self, "udp", 1, detail);
+}
+
+static void try_socket(hostile *self, const char *what, int domain, int type, int protocol) {
+    int fd = socket(domain, type, protocol);
+    if (fd < 0) { report_errno(self, what, errno); return; }
+    close(fd);
+    report(self, what, 1, "opened a socket");
+}
+
+static void try_raw(hostile *self) { try_socket(self, "raw", AF_INET, SOCK_RAW, IPPROTO_ICMP); }
+static void try_packet(hostile *self) { try_socket(self, "packet", AF_PACKET, SOCK_RAW, htons(ETH_P_ALL)); }
+static void try_netlink(hostile *self) { try_socket(self, "netlink", AF_NETLINK, SOCK_RAW, NETLINK_ROUTE); }
+
+static void try_io_uring(hostile *self) {
+    unsigned char params[120];  /* struct io_uring_params */
+    memset(params, 0, sizeof params);
+    long fd = syscall(SYS_io_uring_setup, 4, params);
+    if (fd < 0) { report_errno(self, "io_uring", errno); return; }
+    close((int)fd);
+    report(self, "io_uring", 1, "set up a ring");
+}
+
+static void try_read(hostile *self, const char *what, const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) { report_errno(self, what, errno); return; }
+    char buf[64];
+    ssize_t n = read(fd, buf, sizeof buf);
+    int e = errno;
+    close(fd);
+    if (n < 0) { report_errno(self, what, e); return; }
+    char detail[1200];
+    snprintf(detail, sizeof detail, "read %zd bytes of %s", n, path);
+    report(self, what, 1, detail);
+}
+
+static void try_list(hostile *self, const char *what, const char *path) {
+    DIR *d = opendir(path);
+    if (!d) { report_errno(self, what, errno); return; }
+    int n = 0;
+    while (readdir(d)) n++;
+    closedir(d);
+    char detail[1200];
+    snprintf(detail, sizeof detail, "listed %d entries of %s", n, path);
+    report(self, what, 1, detail);
+}
+
+static void try_write(hostile *self, const char *what, const char *dir, const char *name) {
+    if (!dir) { report(self, what, 0, "no such folder"); return; }
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) { report_errno(self, what, errno); return; }
+    ssize_t n = write(fd, "escape", 6);
+    close(fd);
+    char detail[1300];
+    snprintf(detail, sizeof detail, "wrote %zd bytes to %s", n, path);
+    report(self, what, 1, detail);
+}
+
+static void try_neighbor(hostile *self) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s/../dev.kbhost.Calculator", container(self));
+    try_list(self, "neighbor", path);
+}
+
+static void try_settings(hostile *self) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s/../../../settings.json", container(self));
+    try_read(self, "settings", path);
+}
+
+static void try_home(hostile *self) { try_list(self, "home", "/root"); }
+static void try_passwd(hostile *self) { try_read(self, "passwd", "/etc/passwd"); }
+static void try_own(hostile *self) { try_write(self, "own", container(self), "note.txt"); }
+
+static const char *group_dir(hostile *self) {
+    return KBH_HOST_HAS(self->host, group_container_path) ? self->host->group_container_path(self->host->ctx, GROUP) : NULL;
+}
+
+static void try_group_write(hostile *self) { try_write(self, "group-write", group_dir(self), "hostile.txt"); }
+static void try_group_read(hostile *self) {
+    const char *dir = group_dir(self);
+    if (!dir) { report(self, "group-read", 0, "no such folder"); return; }
+    try_list(self, "group-read", dir);
+}
+
+/* Through the host's service, as the SDK's GroupDefaults does. */
+static void try_defaults(hostile *self) {
+    const char *text = "escaped";
+    kbh_value_v1 v = {.type = KBH_VALUE_STRING, .bytes = (const uint8_t *)text, .length = strlen(text)};
+    int32_t rc = self->host->defaults_set(self->host->ctx, GROUP, "hostile", &v);
+    if (rc != 0) {
+        report(self, "defaults", 0, self->host->last_error(self->host->ctx));
+        return;
+    }
+    report(self, "defaults", 1, "wrote hostile = escaped");
+}
+
+static void try_pasteboard(hostile *self) {
+    const char *text = NULL;
+    int32_t rc = self->host->pasteboard_get(self->host->ctx, &text);
+    if (rc != 0) { report(self, "pasteboard", 0, self->host->last_error(self->host->ctx)); return; }
+    char detail[512];
+    snprintf(detail, sizeof detail, "read \"%.200s\"", text ? text : "");
+    report(self, "pasteboard", 1, detail);
+}
+
+static void try_ptrace(hostile *self) {
+    pid_t host = getppid();
+    if (ptrace(PTRACE_ATTACH, host, NULL, NULL) < 0) { report_errno(self, "ptrace", errno); return; }
+    ptrace(PTRACE_DETACH, host, NULL, NULL);
+    report(self, "ptrace", 1, "attached to the host");
+}
+
+static void try_signal(hostile *self) {
+    if (kill(getppid(), 0) < 0) { report_errno(self, "signal", errno); return; }
+    report(self, "signal", 1, "may signal the host");
+}
+
+static void try_procmem(hostile *self) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/mem", (int)getppid());
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) { report_errno(self, "procmem", errno); return; }
+    close(fd);
+    report(self, "procmem", 1, "opened the host's memory");
+}
+
+static void try_vmread(hostile *self) {
+    char buf[8];
+    struct iovec local = {buf, sizeof buf}, remote = {(void *)0x400000, sizeof buf};
+    ssize_t n = process_vm_readv(getppid(), &local, 1, &remote, 1, 0);
+    if (n < 0 && errno != EFAULT) { report_errno(self, "vmread", errno); return; }
+    report(self, "vmread", 1, "reached the host's memory");
+}
+
+static void try_exec(hostile *self) {
+    char *const argv[] = {"sh", "-c", "exit 0", NULL};
+    execve("/bin/sh", argv, environ);
+    report_errno(self, "exec", errno);  /* only reached when execve failed */
+}
+
+static void try_fork(hostile *self) {
+    pid_t pid = fork();
+    if (pid < 0) { report_errno(self, "fork", errno); return; }
+    if (pid == 0) _exit(0);
+    waitpid(pid, NULL, 0);
+    report(self, "fork", 1, "started a child process");
+}
+
+/* An abstract Unix socket the tests listen on, outside the keyboard. */
+static void try_abstract(hostile *self) {
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0) { report_errno(self, "abstract", errno); return; }
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    const char name[] = "kbhost-hostile-test";
+    memcpy(a.sun_path + 1, name, sizeof name - 1);
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + sizeof name - 1);
+    if (connect(fd, (struct sockaddr *)&a, len) < 0) { int e = errno; close(fd); report_errno(self, "abstract", e); return; }
+    close(fd);
+    report(self, "abstract", 1, "connected to @kbhost-hostile-test");
+}
+
+/* Key names and attempts, in layout order. */
+static const struct attempt {
+    const char *label;
+    const char *selector;
+    void (*run)(hostile *);
+} attempts[] = {
+    {"tcp", "tcp", try_tcp}, {"udp", "udp", try_udp}, {"raw", "raw", try_raw},
+    {"packet", "packet", try_packet}, {"netlink", "netlink", try_netlink}, {"io_uring", "ioUring", try_io_uring},
+    {"neighbor", "neighbor", try_neighbor}, {"home", "home", try_home}, {"passwd", "passwd", try_passwd},
+    {"settings", "settings", try_settings}, {"own", "own", try_own}, {"group-read", "groupRead", try_group_read},
+    {"group-write", "groupWrite", try_group_write}, {"defaults", "defaults", try_defaults},
+    {"pasteboard", "pasteboard", try_pasteboard}, {"ptrace", "ptrace", try_ptrace}, {"signal", "signal", try_signal},
+    {"procmem", "procmem", try_procmem}, {"vmread", "vmread", try_vmread}, {"abstract", "abstract", try_abstract},
+    {"exec", "exec", try_exec}, {"fork", "fork", try_fork},
+};
+#define ATTEMPTS (sizeof attempts / sizeof attempts[0])
+
+/* One selector for every attempt: the selector's info says which. v@: */
+static void attempt(hostile *self, const kbh_selector_v1 *cmd) {
+    ((const struct attempt *)cmd->info)->run(self);
+}
+
+static void next_keyboard(hostile *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    self->host->advance_to_next_input_mode(self->host->ctx);
+}
+
+static void view_did_load(hostile *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    kbh_key_spec_v1 keys[ATTEMPTS + 1];
+    for (size_t i = 0; i < ATTEMPTS; i++)
+        keys[i] = (kbh_key_spec_v1){.identifier = attempts[i].label, .label = attempts[i].label,
+                                    .role = KBH_ROLE_FUNCTION, .action = attempts[i].selector};
+    keys[ATTEMPTS] = (kbh_key_spec_v1){.label = "🌐", .role = KBH_ROLE_GLOBE, .action = "nextKeyboard"};
+    kbh_row_spec_v1 rows[] = {{keys, 6}, {keys + 6, 9}, {keys + 15, 5}, {keys + 20, ATTEMPTS - 20 + 1}};
+    kbh_layout_v1 layout = {.display = "Each key tries one escape and types what happened.", .rows = rows, .row_count = 4};
+    self->host->set_layout(self->host->ctx, &layout);
+}
+
+static void *create(const kbh_class_v1 *cls, const kbh_host_v1 *host) {
+    (void)cls;
+    if (!KBH_HOST_HAS(host, last_error)) return NULL;  /* needs the services table's later fields */
+    hostile *self = calloc(1, sizeof *self);
+    if (self) self->host = host;
+    return self;
+}
+
+static kbh_selector_v1 selectors[ATTEMPTS + 2];
+
+static kbh_class_v1 hostile_class = {
+    .name = "HostileViewController",
+    .create = create,
+    .selectors = selectors,
+    .selector_count = ATTEMPTS + 2,
+};
+
+static const kbh_class_v1 *const classes[] = {&hostile_class};
+
+static const kbh_plugin_v1 plugin = {
+    .abi_version = KBH_ABI_VERSION,
+    .struct_size = sizeof(kbh_plugin_v1),
+    .classes = classes,
+    .class_count = 1,
+};
+
+const kbh_plugin_v1 *kbhost_keyboard_plugin_v1(void) {
+    selectors[0] = (kbh_selector_v1){"viewDidLoad", "v@:", (void *)view_did_load, NULL};
+    selectors[1] = (kbh_selector_v1){"nextKeyboard", "v@:", (void *)next_keyboard, NULL};
+    for (size_t i = 0; i < ATTEMPTS; i++)
+        selectors[i + 2] = (kbh_selector_v1){attempts[i].selector, "v@:", (void *)attempt, (void *)&attempts[i]};
+    return &plugin;
+}

@@ -1,0 +1,1 @@
+/* The hostile keyboard has no public header; include/ keeps SwiftPM content. */
