@@ -65,7 +65,8 @@ let package = Package(
         // The input manager's library: documents, manifests, extension processes, sessions.
         .target(name: "KBHost", dependencies: ["KBWire", "KBText", "KBSystem"], path: "Sources/KBHost"),
         .executableTarget(name: "kbhost",
-                          dependencies: ["KBHost", "KBText", "KBSystem", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                          dependencies: ["KBHost", "KBText", "KBSystem", "KBWire", "CKBSandbox",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           path: "Sources/kbhost"),
         .executableTarget(name: "kbhost-bench", dependencies: ["KBHost", "KBSystem", "KBWire", "KBText"],
                           path: "Sources/kbhost-bench"),

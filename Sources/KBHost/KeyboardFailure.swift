@@ -60,6 +60,8 @@ public struct KeyboardFailure: Error, Hashable, Sendable, CustomStringConvertibl
         case .memoryExceeded(let kill): kill.description
         case .deadlineExceeded(let ms): "did not answer within \(ms) ms and was killed"
         case .protocolViolation(let s): "sent a malformed message (\(s)) and was ended"
+        case .loadFailed(.sandbox, let s): s.split(separator: " ", omittingEmptySubsequences: false)
+            .map { $0 == "ID" ? Substring(keyboardID) : $0 }.joined(separator: " ")
         case .loadFailed(_, let s): s
         case .io(let s): "lost its channel: \(s)"
         }

@@ -1,0 +1,280 @@
+import ArgumentParser
+import CKBSandbox
+import Foundation
+import KBHost
+import KBSystem
+import KBWire
+
+/// `kbhost defaults`: the containing app's side of an App Group's defaults.
+struct Defaults: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Read and write an App Group's defaults, as the keyboard's containing app would.",
+        discussion: """
+            The keyboard reads them with GroupDefaults(suiteName:) (UserDefaults(suiteName:) on iOS) and \
+            writes them only with open access. Writes from both sides are atomic and never lost.
+              kbhost defaults group.com.example.kb read              every key
+              kbhost defaults group.com.example.kb read theme        one key's value
+              kbhost defaults group.com.example.kb write theme dark
+              kbhost defaults group.com.example.kb write size 14 --type int
+              kbhost defaults group.com.example.kb delete theme
+            """)
+
+    enum Action: String, ExpressibleByArgument, CaseIterable { case read, write, delete }
+    enum ValueType: String, ExpressibleByArgument, CaseIterable { case string, int, double, bool, data }
+
+    @Argument(help: "The App Group, e.g. group.com.example.keyboard.") var group: String
+    @Argument(help: "read, write or delete.") var action: Action
+    @Argument(help: "The key (optional for read).") var key: String?
+    @Argument(help: "The value to write.") var value: String?
+    @Option(help: "The value's type for write: string, int, double, bool or data (base64).") var type: ValueType = .string
+    @Flag(help: "Print JSON (read).") var json = false
+
+    func validate() throws {
+        guard KeyboardManifest.isValidGroupName(group) else {
+            throw ValidationError("'\(group)' is not an App Group name: \"group.\" followed by letters, digits, '.', '-' or '_'")
+        }
+        switch action {
+        case .read: guard value == nil else { throw ValidationError("read takes at most a key") }
+        case .write:
+            guard let key, !key.isEmpty, let value else { throw ValidationError("write takes a key and a value") }
+            _ = try parse(value)
+        case .delete: guard key != nil, value == nil else { throw ValidationError("delete takes one key") }
+        }
+    }
+
+    func parse(_ text: String) throws -> DefaultValue {
+        switch type {
+        case .string: return .string(text)
+        case .int:
+            guard let i = Int64(text) else { throw ValidationError("'\(text)' is not an integer") }
+            return .integer(i)
+        case .double:
+            guard let d = Double(text), d.isFinite else { throw ValidationError("'\(text)' is not a finite number") }
+            return .double(d)
+        case .bool:
+            switch text.lowercased() {
+            case "true", "yes", "1", "on": return .bool(true)
+            case "false", "no", "0", "off": return .bool(false)
+            default: throw ValidationError("'\(text)' is not a boolean (true or false)")
+            }
+        case .data:
+            guard let d = Data(base64Encoded: text) else { throw ValidationError("'\(text)' is not base64") }
+            return .data(Array(d))
+        }
+    }
+
+    func run() throws {
+        let home = SettingsStore.defaultDirectory()
+        let store = GroupDefaultsStore(group: group, containerPath: Containers(home: home).group(group))
+        do {
+            switch action {
+            case .read:
+                let values = try store.load()
+                if let key {
+                    guard let v = values[key] else {
+                        throw exitWithError("\(group) has no key '\(key)'", status: Kbhost.Exit.invalid)
+                    }
+                    if json { try printJSON(DefaultsEntry(v)) } else { Console.out(DefaultsEntry(v).value) }
+                } else if json {
+                    try printJSON(values.mapValues(DefaultsEntry.init))
+                } else {
+                    for k in values.keys.sorted() {
+                        let e = DefaultsEntry(values[k]!)
+                        Console.out("\(k) = \(e.value) (\(e.type))")
+                    }
+                }
+            case .write:
+                try AtomicFile.makeDirectory(store.directory)
+                try store.set(try parse(value!), forKey: key!)
+            case .delete:
+                guard try store.load()[key!] != nil else {
+                    throw exitWithError("\(group) has no key '\(key!)'", status: Kbhost.Exit.invalid)
+                }
+                try store.set(nil, forKey: key!)
+            }
+        } catch let error as SystemError {
+            throw exitWithError("\(error)", status: Kbhost.Exit.badSettings)
+        }
+    }
+}
+
+struct DefaultsEntry: Encodable {
+    var type: String
+    var value: String
+
+    init(_ v: DefaultValue) {
+        type = v.typeName
+        switch v {
+        case .bool(let b): value = b ? "true" : "false"
+        case .integer(let i): value = String(i)
+        case .double(let d): value = String(d)
+        case .string(let s): value = s
+        case .data(let d): value = Data(d).base64EncodedString()
+        }
+    }
+}
+
+/// `kbhost pasteboard`: the host's general pasteboard.
+struct PasteboardCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pasteboard",
+        abstract: "Read or write the general pasteboard keyboards with open access can use.",
+        discussion: """
+              kbhost pasteboard                 print it
+              kbhost pasteboard write TEXT      replace it (- reads standard input)
+              kbhost pasteboard clear
+            """)
+
+    enum Action: String, ExpressibleByArgument, CaseIterable { case read, write, clear }
+
+    @Argument(help: "read (the default), write or clear.") var action: Action = .read
+    @Argument(help: "The text for write; - for standard input.") var text: String?
+
+    func validate() throws {
+        if action == .write && text == nil { throw ValidationError("write takes the text (or - for standard input)") }
+        if action != .write && text != nil { throw ValidationError("\(action.rawValue) takes no text") }
+    }
+
+    func run() throws {
+        let pasteboard = Pasteboard(home: SettingsStore.defaultDirectory())
+        do {
+            switch action {
+            case .read:
+                if let s = try pasteboard.read() { Console.out(s) }
+            case .write:
+                let value = text == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : text!
+                try pasteboard.write(value)
+            case .clear:
+                try pasteboard.write(nil)
+            }
+        } catch {
+            throw exitWithError("\(error)", status: Kbhost.Exit.badSettings)
+        }
+    }
+}
+
+/// `kbhost replacements`: the user's text replacements (the supplementary lexicon).
+struct Replacements: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List, add or remove text replacements (\"omw\" → \"On my way!\") keyboards get as their supplementary lexicon.",
+        discussion: """
+              kbhost replacements                       list them
+              kbhost replacements add omw "On my way!"
+              kbhost replacements remove omw
+            """)
+
+    enum Action: String, ExpressibleByArgument, CaseIterable { case list, add, remove }
+
+    @Argument(help: "list (the default), add or remove.") var action: Action = .list
+    @Argument(help: "The shortcut.") var shortcut: String?
+    @Argument(help: "The phrase it stands for (add).") var phrase: String?
+    @Flag(help: "Print JSON (list).") var json = false
+
+    func validate() throws {
+        switch action {
+        case .list: guard shortcut == nil else { throw ValidationError("list takes no arguments") }
+        case .add:
+            guard let shortcut, let phrase else { throw ValidationError("add takes a shortcut and a phrase") }
+            guard !shortcut.isEmpty, !shortcut.contains(where: { $0.isWhitespace }) else {
+                throw ValidationError("a shortcut is one word without spaces, not '\(shortcut)'")
+            }
+            guard !phrase.isEmpty, !phrase.contains("\n"), !phrase.contains("\t") else {
+                throw ValidationError("a phrase is one line of text (no tabs)")
+            }
+        case .remove: guard shortcut != nil, phrase == nil else { throw ValidationError("remove takes one shortcut") }
+        }
+    }
+
+    func run() throws {
+        let context = try Context.make()
+        switch action {
+        case .list:
+            let all = try context.settings().textReplacements
+            if json { try printJSON(all) } else {
+                for k in all.keys.sorted() { Console.out("\(k) → \(all[k]!)") }
+            }
+        case .add:
+            try context.update { $0.textReplacements[shortcut!] = phrase! }
+        case .remove:
+            try context.update { settings in
+                guard settings.textReplacements.removeValue(forKey: shortcut!) != nil else {
+                    throw CommandFailure("there is no text replacement '\(shortcut!)'", status: Kbhost.Exit.invalid)
+                }
+            }
+        }
+    }
+}
+
+/// `kbhost protection`: the sandbox's mechanisms, and a keyboard's permission to run without one.
+struct Protection: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the sandbox's protections on this kernel; allow a keyboard to run without one the kernel lacks.",
+        discussion: """
+            A keyboard does not start where the kernel lacks a protection, unless you allow it here:
+              kbhost protection                                   what this kernel has
+              kbhost protection ID                                what ID may run without
+              kbhost protection ID allow landlock-scope           run ID without it (only where missing)
+              kbhost protection ID require [MECHANISM…]           take that back (all when none named)
+            Mechanisms: \(SandboxSpec.Mechanism.allCases.map(\.rawValue).joined(separator: ", ")).
+            """)
+
+    enum Action: String, ExpressibleByArgument, CaseIterable { case allow, require }
+
+    @Argument(help: "A keyboard identifier.") var identifier: String?
+    @Argument(help: "allow or require.") var action: Action?
+    @Argument(help: "Mechanisms.") var mechanisms: [String] = []
+    @Flag(help: "Print JSON.") var json = false
+
+    func validate() throws {
+        for m in mechanisms where SandboxSpec.Mechanism(rawValue: m) == nil {
+            throw ValidationError("unknown protection '\(m)'; one of: \(SandboxSpec.Mechanism.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if action == .allow && mechanisms.isEmpty { throw ValidationError("allow names the protections to run without") }
+        if action == nil && !mechanisms.isEmpty { throw ValidationError("say allow or require before the protections") }
+    }
+
+    struct KernelReport: Encodable {
+        var landlockABI: Int
+        var available: [String: Bool]
+    }
+
+    static func kernel() -> KernelReport {
+        let have = kbh_sandbox_available()
+        let bits: [(SandboxSpec.Mechanism, Int)] = [(.seccomp, KBH_MECH_SECCOMP), (.landlock, KBH_MECH_LANDLOCK),
+                                                       (.landlockNetwork, KBH_MECH_LANDLOCK_NETWORK), (.landlockScope, KBH_MECH_LANDLOCK_SCOPE)]
+        var available: [String: Bool] = [:]
+        for (m, bit) in bits { available[m.rawValue] = have & UInt32(bit) != 0 }
+        return KernelReport(landlockABI: Int(kbh_landlock_abi()), available: available)
+    }
+
+    func run() throws {
+        guard let identifier else {
+            let k = Protection.kernel()
+            if json { try printJSON(k); return }
+            Console.out("Landlock ABI: \(k.landlockABI)")
+            for m in SandboxSpec.Mechanism.allCases {
+                Console.out("\(m.rawValue): \(k.available[m.rawValue]! ? "available" : "MISSING")")
+            }
+            return
+        }
+        let context = try Context.make()
+        _ = try report { try context.entry(identifier) }
+        switch action {
+        case nil:
+            let allowed = try context.settings().allowedMissingProtections[identifier] ?? []
+            if json { try printJSON(allowed) } else {
+                Console.out(allowed.isEmpty ? "\(identifier) requires every protection" : "\(identifier) may run without: \(allowed.joined(separator: ", "))")
+            }
+        case .allow?:
+            try context.update { settings in
+                let now = Set(settings.allowedMissingProtections[identifier] ?? []).union(mechanisms)
+                settings.allowedMissingProtections[identifier] = now.sorted()
+            }
+        case .require?:
+            try context.update { settings in
+                let remaining = mechanisms.isEmpty ? [] : (settings.allowedMissingProtections[identifier] ?? []).filter { !mechanisms.contains($0) }
+                settings.allowedMissingProtections[identifier] = remaining.isEmpty ? nil : remaining
+            }
+        }
+    }
+}
