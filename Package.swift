@@ -94,7 +94,7 @@ let package = Package(
         // One test target per Swift keyboard: each plugin exports the same entry symbol.
         .testTarget(name: "CalculatorKeyboardTests", dependencies: ["Calculator", "KeyboardTesting"]),
         .testTarget(name: "ScienceKeyboardTests", dependencies: ["Science", "KeyboardTesting"]),
-        .testTarget(name: "KBHostTests", dependencies: ["KBHost", "KBText", "KBWire"]),
+        .testTarget(name: "KBHostTests", dependencies: ["KBHost", "KBText", "KBWire", "KBSystem"]),
         .testTarget(name: "EndToEndTests", dependencies: ["KBHost", "KBText", "KBSystem"]),
     ]
 )

@@ -55,10 +55,11 @@ final class TapRunner {
 
 /// Cold load, once: KeyboardSession(keyboard:configuration:) + appear() (to
 /// viewDidAppear), and apart from it close(). Nanoseconds.
-func coldLoad(keyboard: LoadableKeyboard, configuration: ExtensionProcess.Configuration) throws -> (load: Int64, teardown: Int64) {
+func coldLoad(keyboard: LoadableKeyboard, configuration: ExtensionProcess.Configuration,
+              access: KeyboardAccess = KeyboardAccess()) throws -> (load: Int64, teardown: Int64) {
     var session: KeyboardSession?
     let load = try timed {
-        let s = try KeyboardSession(keyboard: keyboard, configuration: configuration)
+        let s = try KeyboardSession(keyboard: keyboard, configuration: configuration, access: access)
         session = s
         try s.appear()
     }

@@ -7,7 +7,11 @@ struct LoadRow {
     var oursTeardown: Samples
     var floor: Samples
     var floorTeardown: Samples
+    /// The same loads with the sandbox off (KeyboardAccess(sandboxed: false)), interleaved.
+    var unsandboxed: Samples
     var ratio: Double { ours.p50 / floor.p50 }
+    /// What seccomp + Landlock (and the containers) add to a cold load, p50, ms.
+    var sandboxAddedMs: Double { (ours.p50 - unsandboxed.p50) / 1e6 }
 }
 
 struct MemoryRow {
@@ -80,6 +84,11 @@ struct Report {
         }
         for r in rows {
             line("   \(r.id): p50 ratio \(f(r.ratio, 2))×   target ≤ \(f(target, 0))× floor: \(verdict(r.ratio <= target))")
+        }
+        line("   sandbox (seccomp + Landlock + containers) against the same load without it, p50:")
+        for r in rows {
+            line("   \(pad(r.id, 24)) sandboxed \(f(r.ours.p50 / 1e6, 3)) ms, unsandboxed \(f(r.unsandboxed.p50 / 1e6, 3)) ms: "
+                 + "\(f(r.sandboxAddedMs, 3)) ms added   target < 1 ms: \(verdict(r.sandboxAddedMs < 1))")
         }
         line()
     }

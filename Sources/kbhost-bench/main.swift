@@ -113,7 +113,9 @@ func run() throws {
     if let m = taps.memoryAfter { tapJSON["worker_memory_after_taps"] = memoryJSON(m) }
     json["key_round_trip"] = tapJSON
 
-    // 2. Cold load.
+    // 2. Cold load. Containers go in a throwaway KBHOST_HOME.
+    let benchHome = NSTemporaryDirectory() + "kbhost-bench-\(getpid())"
+    defer { try? FileManager.default.removeItem(atPath: benchHome) }
     var loadJSON: [String: Any] = [:]
     var loadRows: [LoadRow] = []
     for id in loadKeyboards {
@@ -121,21 +123,30 @@ func run() throws {
         let k = try keyboard(id)
         // Ours and the floor alternate, load by load.
         var ours: (load: [Int64], teardown: [Int64]) = ([], []), floor: (load: [Int64], teardown: [Int64]) = ([], [])
+        var bare: [Int64] = []
+        // As the CLI runs keyboards: sandboxed, with a container; against the same without the sandbox.
+        let sandboxed = KeyboardAccess(home: benchHome)
+        let unsandboxed = KeyboardAccess(home: benchHome, sandboxed: false)
         for i in 0..<(options.warmupLoads + options.loads) {
-            let o = try coldLoad(keyboard: k, configuration: installation.processConfiguration)
+            let o = try coldLoad(keyboard: k, configuration: installation.processConfiguration, access: sandboxed)
+            let u = try coldLoad(keyboard: k, configuration: installation.processConfiguration, access: unsandboxed)
             let f = try floorColdLoad(floorPath: floorPath, pluginPath: k.libraryPath)
             guard i >= options.warmupLoads else { continue }
             ours.load.append(o.load); ours.teardown.append(o.teardown)
+            bare.append(u.load)
             floor.load.append(f.load); floor.teardown.append(f.teardown)
         }
         let row = LoadRow(id: id, ours: Samples(ours.load), oursTeardown: Samples(ours.teardown),
-                          floor: Samples(floor.load), floorTeardown: Samples(floor.teardown))
+                          floor: Samples(floor.load), floorTeardown: Samples(floor.teardown), unsandboxed: Samples(bare))
         loadRows.append(row)
         loadJSON[id] = ["library": k.libraryPath, "ours": row.ours.jsonMilliseconds(),
                         "ours_close": row.oursTeardown.jsonMilliseconds(), "floor": row.floor.jsonMilliseconds(),
                         "floor_close": row.floorTeardown.jsonMilliseconds(),
                         "ratio_p50": (row.ratio * 1000).rounded() / 1000, "target_ratio": loadRatioTarget,
-                        "met": row.ratio <= loadRatioTarget]
+                        "met": row.ratio <= loadRatioTarget,
+                        "unsandboxed": row.unsandboxed.jsonMilliseconds(),
+                        "sandbox_added_ms_p50": (row.sandboxAddedMs * 1000).rounded() / 1000,
+                        "sandbox_target_ms_below": 1.0, "sandbox_met": row.sandboxAddedMs < 1]
     }
     out.loadSection(loadRows, target: loadRatioTarget)
     json["cold_load"] = loadJSON
