@@ -17,6 +17,7 @@ let package = Package(
         // The sample keyboards: each a shared library the worker dlopens.
         .library(name: "CalculatorKeyboard", type: .dynamic, targets: ["CalculatorKeyboard"]),
         .library(name: "ScienceKeyboard", type: .dynamic, targets: ["ScienceKeyboard"]),
+        .library(name: "KanaKeyboard", type: .dynamic, targets: ["KanaKeyboard"]),
         .library(name: "NumberPadKeyboard", type: .dynamic, targets: ["NumberPadKeyboard"]),
         // Keyboards that misbehave on purpose, for tests and stress runs.
         .library(name: "FaultKeyboards", type: .dynamic, targets: ["FaultKeyboards"]),
@@ -80,6 +81,10 @@ let package = Package(
         .target(name: "CalculatorKeyboard", dependencies: ["Calculator", "KeyboardSDK"], path: "Plugins/Calculator/Export"),
         .target(name: "Science", dependencies: ["KeyboardSDK"], path: "Plugins/Science/Keyboard"),
         .target(name: "ScienceKeyboard", dependencies: ["Science", "KeyboardSDK"], path: "Plugins/Science/Export"),
+        // Japanese with kana–kanji conversion through anthy (Debian's libanthy-dev; no pkg-config file).
+        .systemLibrary(name: "CAnthy", path: "Plugins/Kana/CAnthy", providers: [.apt(["libanthy-dev"])]),
+        .target(name: "Kana", dependencies: ["KeyboardSDK", "CAnthy"], path: "Plugins/Kana/Keyboard"),
+        .target(name: "KanaKeyboard", dependencies: ["Kana", "KeyboardSDK"], path: "Plugins/Kana/Export"),
         .target(name: "NumberPadKeyboard", dependencies: ["CKeyboardABI"], path: "Plugins/NumberPad"),
         .target(name: "FaultKeyboards", dependencies: ["CKeyboardABI"], path: "Plugins/Faults/Keyboards"),
         .target(name: "FaultNoEntry", dependencies: ["CKeyboardABI"], path: "Plugins/Faults/NoEntry"),
@@ -94,6 +99,7 @@ let package = Package(
         // One test target per Swift keyboard: each plugin exports the same entry symbol.
         .testTarget(name: "CalculatorKeyboardTests", dependencies: ["Calculator", "KeyboardTesting"]),
         .testTarget(name: "ScienceKeyboardTests", dependencies: ["Science", "KeyboardTesting"]),
+        .testTarget(name: "KanaKeyboardTests", dependencies: ["Kana", "KeyboardTesting"]),
         .testTarget(name: "KBHostTests", dependencies: ["KBHost", "KBText", "KBWire", "KBSystem"]),
         .testTarget(name: "EndToEndTests", dependencies: ["KBHost", "KBText", "KBSystem"]),
     ]
@@ -102,7 +108,7 @@ let package = Package(
 // Strictness for every Swift target, in one place (swift-log's habit).
 let cTargets: Set<String> = [
     "CKeyboardABI", "CKBShims", "CKBSandbox", "CFFI", "kbhost-floor",
-    "NumberPadKeyboard", "FaultKeyboards", "FaultNoEntry", "FaultWrongABI", "HostileKeyboard",
+    "NumberPadKeyboard", "FaultKeyboards", "FaultNoEntry", "FaultWrongABI", "HostileKeyboard", "CAnthy",
 ]
 for target in package.targets where !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
@@ -117,7 +123,8 @@ for target in package.targets where !cTargets.contains(target.name) {
 // keyboards import neither Swift concurrency nor string processing (regex), so
 // those runtimes are not loaded (a keyboard that uses them pays for them).
 let workerModules: Set<String> = ["KBText", "KBWire", "KBSystem", "KBExtensionRuntime", "KBWorker",
-                                  "KeyboardSDK", "Calculator", "CalculatorKeyboard", "Science", "ScienceKeyboard"]
+                                  "KeyboardSDK", "Calculator", "CalculatorKeyboard", "Science", "ScienceKeyboard",
+                                  "Kana", "KanaKeyboard"]
 for target in package.targets where workerModules.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .unsafeFlags(["-Xfrontend", "-disable-implicit-concurrency-module-import",

@@ -1,0 +1,4 @@
+#ifndef KBHOST_CANTHY_SHIM_H
+#define KBHOST_CANTHY_SHIM_H
+#include <anthy/anthy.h>
+#endif
