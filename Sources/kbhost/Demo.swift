@@ -24,6 +24,8 @@ struct Demo: ParsableCommand {
              note: "the expression lives on the keyboard's display; \"=\" inserts the result"),
         Stop(keyboard: "dev.kbhost.Science", taps: ["shift", "H", "id:mode.1", "₂", "id:mode.0", "O", "shift", "space", "id:mode.3", "α", "id:left", "id:left"],
              note: "subscript and Greek pages; ◀ moves the cursor by one character"),
+        Stop(keyboard: "dev.kbhost.Kana", taps: ["n", "i", "h", "o", "n", "g", "o", "space", "return"],
+             note: "romaji compose hiragana as marked text; space converts through anthy, return commits"),
         Stop(keyboard: "dev.kbhost.NumberPad", taps: ["4", "2", "delete", "7", "globe"],
              note: "written in C against the ABI header; the globe key asks the host for the next keyboard"),
     ]
@@ -81,9 +83,10 @@ struct Demo: ParsableCommand {
         session.close()
     }
 
-    /// The document with the insertion point shown as │.
+    /// The document with the insertion point shown as │ and a selection in [ ].
     func visible(_ session: KeyboardSession) -> String {
         let b = session.document.buffer
-        return "\"\(b.textBeforeSelection)│\(b.textAfterSelection)\""
+        let selected = b.selection.length > 0 ? "[\(b.selectedText)]" : "│"
+        return "\"\(b.textBeforeSelection)\(selected)\(b.textAfterSelection)\""
     }
 }
