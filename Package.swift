@@ -51,7 +51,8 @@ let package = Package(
         // The SDK keyboard authors write against (no Foundation).
         .target(name: "KeyboardSDK", dependencies: ["CKeyboardABI"], path: "Sources/KeyboardSDK"),
         // In-process driver for an author's unit tests.
-        .target(name: "KeyboardTesting", dependencies: ["KeyboardSDK", "KBExtensionRuntime", "KBWire", "KBText"],
+        // In-process driver and the out-of-process KeyboardProcess (the real worker, under a budget).
+        .target(name: "KeyboardTesting", dependencies: ["KeyboardSDK", "KBExtensionRuntime", "KBWire", "KBText", "KBHost", "KBSystem"],
                 path: "Sources/KeyboardTesting"),
 
         // What the extension process does with a plugin: dlopen, class lookup, selector

@@ -81,7 +81,7 @@ enum PluginLoader {
     static func resolve(plugin raw: UnsafeRawPointer, origin: String, className: String) throws(WorkerFailure) -> ResolvedClass {
         let plugin = raw.assumingMemoryBound(to: kbh_plugin_v1.self)
         guard plugin.pointee.abi_version == UInt32(KBH_ABI_VERSION) else {
-            throw WorkerFailure(.abiMismatch, "\(origin) was built for keyboard ABI \(plugin.pointee.abi_version); this kbhost speaks ABI \(KBH_ABI_VERSION)")
+            throw WorkerFailure(.abiMismatch, "\(origin) was built for keyboard ABI \(plugin.pointee.abi_version); this kbhost speaks ABI \(KBH_ABI_VERSION): rebuild it against this kbhost's kbhost_keyboard.h (kbhost sdk --cflags) or SDK")
         }
         guard plugin.pointee.struct_size >= UInt32(MemoryLayout<kbh_plugin_v1>.size) else {
             throw WorkerFailure(.abiMismatch, "\(origin) declares a kbh_plugin_v1 of \(plugin.pointee.struct_size) bytes; ABI \(KBH_ABI_VERSION) needs \(MemoryLayout<kbh_plugin_v1>.size)")
@@ -98,7 +98,7 @@ enum PluginLoader {
         }
         guard let cls = found else {
             let list = names.isEmpty ? "none" : names.joined(separator: ", ")
-            throw WorkerFailure(.classNotFound, "\(origin) has no class \(className) (NSExtensionPrincipalClass); it defines: \(list)")
+            throw WorkerFailure(.classNotFound, "\(origin) has no class \(className) (NSExtensionPrincipalClass); it defines: \(list) — set NSExtensionPrincipalClass in Info.plist to one of them")
         }
         let foundName = String(cString: cls.pointee.name)
 
@@ -113,7 +113,7 @@ enum PluginLoader {
                 throw WorkerFailure(.encodingMismatch, "class \(foundName): selector \(name) has no implementation")
             }
             if let expected = SelectorRules.mismatch(name: name, types: types) {
-                throw WorkerFailure(.encodingMismatch, "class \(foundName): selector \(name) has type encoding '\(types)', but kbhost passes \(expected)")
+                throw WorkerFailure(.encodingMismatch, "class \(foundName): selector \(name) has type encoding '\(types)', but kbhost passes \(expected); change the function's signature and its encoding to match (see kbhost_keyboard.h, \"Selectors the host calls\")")
             }
             do {
                 selectors[name] = try PreparedSelector(entry: entry, name: name, types: types)

@@ -20,7 +20,13 @@ public struct Installation: Sendable {
     public static func current(sourceFile: String = #filePath) -> Installation {
         let env = ProcessInfo.processInfo.environment
         let executable = Sys.executablePath() ?? CommandLine.arguments[0]
-        let products = env["KBHOST_PRODUCTS"] ?? (executable as NSString).deletingLastPathComponent
+        var products = env["KBHOST_PRODUCTS"] ?? (executable as NSString).deletingLastPathComponent
+        if env["KBHOST_PRODUCTS"] == nil, !Sys.fileExists((products as NSString).appendingPathComponent("kbhost-worker")),
+           let built = builtProducts(sourceFile: sourceFile) {
+            // A program outside kbhost's build (a keyboard author's tests that depend on
+            // kbhost's package by path): the worker kbhost's own `swift build` made.
+            products = built
+        }
         var manifests = env["KBHOST_MANIFESTS"]
         if manifests == nil {
             var dir = products
@@ -43,6 +49,25 @@ public struct Installation: Sendable {
         return Installation(productsDirectory: products, manifestsDirectory: manifests)
     }
 
+    /// The kbhost package this code was compiled from (Sources/KBHost/Installation.swift, three folders up).
+    public static func packageRoot(sourceFile: String = #filePath) -> String {
+        var root = sourceFile
+        for _ in 0..<3 { root = (root as NSString).deletingLastPathComponent }
+        return root
+    }
+
+    /// The build products folder of the kbhost package that holds kbhost-worker (the newer of release and debug).
+    static func builtProducts(sourceFile: String) -> String? {
+        let build = packageRoot(sourceFile: sourceFile) + "/.build"
+        let built = ["release", "debug"].compactMap { configuration -> (String, Date)? in
+            let folder = build + "/" + configuration
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: folder + "/kbhost-worker"),
+                  let date = attributes[.modificationDate] as? Date else { return nil }
+            return ((folder as NSString).resolvingSymlinksInPath, date)
+        }
+        return built.max { $0.1 < $1.1 }?.0
+    }
+
     public var workerPath: String { (productsDirectory as NSString).appendingPathComponent("kbhost-worker") }
 
     /// The extension process configuration for this installation.
@@ -61,6 +86,17 @@ public struct Installation: Sendable {
             if FileManager.default.fileExists(atPath: product) { return product }
         }
         return nil
+    }
+
+    /// A Swift package's built library for its manifest (a package made by `kbhost new`):
+    /// .build/release or .build/debug beside the Info.plist, the newer one.
+    public static func packageLibrary(for manifest: KeyboardManifest) -> String? {
+        let build = manifest.bundleDirectory + "/.build/"
+        return ["release", "debug"].compactMap { configuration -> (String, Date)? in
+            let path = build + configuration + "/" + manifest.executable
+            guard let a = try? FileManager.default.attributesOfItem(atPath: path), let d = a[.modificationDate] as? Date else { return nil }
+            return ((path as NSString).resolvingSymlinksInPath, d)
+        }.max { $0.1 < $1.1 }?.0
     }
 
     /// The bundled sample keyboards, in folder order.

@@ -20,7 +20,7 @@ struct Validate: ParsableCommand {
                 failures += 1
                 continue
             }
-            guard let library = installation.resolveLibrary(for: manifest, allowProducts: true) else {
+            guard let library = installation.resolveLibrary(for: manifest, allowProducts: true) ?? Installation.packageLibrary(for: manifest) else {
                 Console.out("✓ \(plist): manifest of \(manifest.bundleIdentifier) is valid")
                 Console.out("  (plugin \(manifest.executable) is not built, so its class was not checked)")
                 continue
@@ -41,7 +41,7 @@ struct Validate: ParsableCommand {
 
 struct Install: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Copy a keyboard bundle (a folder with Info.plist and its library) into your keyboards.",
+        abstract: "Copy a keyboard bundle (a folder with Info.plist and its library, or a package made by kbhost new and built) into your keyboards.",
         discussion: "Installed keyboards live in KBHOST_HOME/Keyboards. Enable one with `kbhost enable ID`.")
 
     @Argument(help: "The bundle folder.") var bundle: String
@@ -53,8 +53,11 @@ struct Install: ParsableCommand {
         do { manifest = try KeyboardManifest.load(contentsOf: source + "/Info.plist") } catch {
             throw exitWithError("\(error)", status: Kbhost.Exit.invalid)
         }
-        guard context.installation.resolveLibrary(for: manifest, allowProducts: false) != nil else {
-            throw exitWithError("\(source): the bundle has no \(manifest.executable) (CFBundleExecutable); build the plugin into it first",
+        // A bundle holds its library; a Swift package made by `kbhost new` has it in .build.
+        let built = context.installation.resolveLibrary(for: manifest, allowProducts: false) == nil
+            ? Installation.packageLibrary(for: manifest) : nil
+        guard context.installation.resolveLibrary(for: manifest, allowProducts: false) != nil || built != nil else {
+            throw exitWithError("\(source): the bundle has no \(manifest.executable) (CFBundleExecutable), nor has its .build/debug or .build/release; build the plugin first (swift build, or make)",
                                 status: Kbhost.Exit.invalid)
         }
         let keyboards = context.store.directory + "/Keyboards"
@@ -67,7 +70,14 @@ struct Install: ParsableCommand {
         let staging = keyboards + "/.staging-\(UUID().uuidString)"
         do {
             try fm.createDirectory(atPath: keyboards, withIntermediateDirectories: true)
-            try fm.copyItem(atPath: source, toPath: staging)
+            if let built {
+                // Only what the keyboard needs: its manifest and its library, not the package's sources.
+                try fm.createDirectory(atPath: staging, withIntermediateDirectories: false)
+                try fm.copyItem(atPath: source + "/Info.plist", toPath: staging + "/Info.plist")
+                try fm.copyItem(atPath: built, toPath: staging + "/" + manifest.executable)
+            } else {
+                try fm.copyItem(atPath: source, toPath: staging)
+            }
             if fm.fileExists(atPath: destination) {
                 // Replace the installed copy: the old one is moved aside first and removed last.
                 let old = keyboards + "/.old-\(UUID().uuidString)"

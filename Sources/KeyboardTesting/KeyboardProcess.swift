@@ -1,0 +1,176 @@
+import Foundation
+import KBHost
+import KBSystem
+import KBWire
+import KeyboardSDK
+
+/// Runs a built keyboard the way kbhost runs it — in its own sandboxed
+/// extension process, under a memory budget the governor enforces — and lets
+/// a test type into it and read the document, the events and the memory
+/// figures. What iOS cannot give a keyboard author: the controller in a unit
+/// test, with the device's memory limit enforced.
+///
+///     let keyboard = try KeyboardProcess(bundle: packageFolder, budget: .profile("older-phone"))
+///     try keyboard.type("h", "i")
+///     #expect(keyboard.text == "hi")
+///     #expect(keyboard.peakFootprintBytes! < 48 << 20)
+///
+/// The bundle is a folder with the keyboard's Info.plist; its library is found
+/// in the folder, or in the folder's .build/debug or .build/release (a Swift
+/// package made by `kbhost new`). The extension process is kbhost's own
+/// kbhost-worker (KBHOST_PRODUCTS, or the kbhost package's build).
+public final class KeyboardProcess {
+    /// A memory budget: MiB, or a device profile (older-phone 48, recent-phone 77, tablet 90).
+    public enum Budget: Sendable {
+        case megabytes(Int)
+        case profile(String)
+
+        public static let `default` = Budget.megabytes(Governor.defaultBudget >> 20)
+
+        var bytes: Int? {
+            switch self {
+            case .megabytes(let m): m > 0 ? m << 20 : nil
+            case .profile(let name): Governor.profiles.first { $0.name == name }?.budget
+            }
+        }
+    }
+
+    public enum Failure: Error, CustomStringConvertible {
+        /// The bundle or its manifest is wrong, or its library is not built.
+        case bundle(String)
+        /// The keyboard failed: crashed, hung, went over its budget, sent garbage. `kind` is
+        /// crash, exit, hang, memory, protocol, load, sandbox or spawn.
+        case keyboard(kind: String, message: String)
+        case noSuchKey(String, labels: [String])
+
+        public var description: String {
+            switch self {
+            case .bundle(let s): s
+            case .keyboard(_, let s): s
+            case .noSuchKey(let name, let labels): "no key '\(name)'; keys: \(labels.joined(separator: " "))"
+            }
+        }
+    }
+
+    public let manifest: KeyboardManifest
+    public let budgetBytes: Int
+    private let session: KeyboardSession
+    private let footprint: FootprintReader?
+    private var sampledPeak = 0
+
+    /// Loads the keyboard (viewDidLoad) and shows it (viewWillAppear, viewDidAppear).
+    public init(bundle: String, budget: Budget = .default, text: String = "",
+                traits: KeyboardSDK.TextInputTraits = .init(), hasFullAccess: Bool = false,
+                needsInputModeSwitchKey: Bool = true, lexicon: [KeyboardSDK.LexiconEntry] = [],
+                home: String? = nil) throws(Failure) {
+        let folder = (bundle as NSString).standardizingPath
+        do { manifest = try KeyboardManifest.load(contentsOf: folder + "/Info.plist") } catch {
+            throw .bundle("\(error)")
+        }
+        guard let library = KeyboardProcess.library(of: manifest) else {
+            throw .bundle("\(folder): \(manifest.executable) is not built (looked in the folder, .build/debug and .build/release); run swift build (or make) first")
+        }
+        guard let bytes = budget.bytes else {
+            throw .bundle("unknown budget \(budget); profiles: \(Governor.profiles.map(\.name).joined(separator: ", "))")
+        }
+        budgetBytes = bytes
+        var configuration = Installation.current().processConfiguration
+        configuration.memoryBudgetBytes = bytes
+        let t = KeyboardTestDriver.convert(traits)
+        let access = KeyboardAccess(home: home, lexicon: lexicon.map { KBWire.LexiconEntry(userInput: $0.userInput, documentText: $0.documentText) })
+        do {
+            session = try KeyboardSession(keyboard: LoadableKeyboard(manifest: manifest, libraryPath: library),
+                                          document: TextDocument(text: text, traits: t), configuration: configuration,
+                                          needsInputModeSwitchKey: needsInputModeSwitchKey, hasFullAccess: hasFullAccess,
+                                          access: access)
+            try session.appear()
+        } catch {
+            throw .keyboard(kind: error.kind, message: error.description)
+        }
+        footprint = FootprintReader(pid: session.pid)
+        sample()
+    }
+
+    deinit { session.close() }
+
+    /// The library of a bundle: inside it, else a Swift package's build products (the newer).
+    static func library(of manifest: KeyboardManifest) -> String? {
+        let inBundle = manifest.bundleDirectory + "/" + manifest.executable
+        return FileManager.default.fileExists(atPath: inBundle) ? inBundle : Installation.packageLibrary(for: manifest)
+    }
+
+    // MARK: Typing
+
+    public func tap(_ name: String) throws(Failure) { try perform(.tap, on: name) }
+
+    public func type(_ names: String...) throws(Failure) {
+        for n in names { try tap(n) }
+    }
+
+    /// A tap script as `kbhost type` takes it: key names, double:K, long:K, hold:K:MS, pause:MS.
+    public func run(script: String) throws(Failure) {
+        for token in script.split(whereSeparator: \.isWhitespace).map(String.init) {
+            let parts = token.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+            switch (parts.first, parts.count) {
+            case ("double", 2): try perform(.doubleTap, on: parts[1])
+            case ("long", 2): try perform(.longPress, on: parts[1])
+            case ("hold", 3): try perform(.hold(milliseconds: Int(parts[2]) ?? 0), on: parts[1])
+            case ("pause", 2): pause(milliseconds: Int(parts[1]) ?? 0)
+            default: try tap(token)
+            }
+        }
+    }
+
+    public func perform(_ gesture: Gesture, on name: String) throws(Failure) {
+        defer { sample() }
+        do { try session.perform(gesture, on: name) } catch {
+            switch error {
+            case .noSuchKey(let name, _, let labels): throw .noSuchKey(name, labels: labels)
+            case .keyboardFailed(let f): throw .keyboard(kind: f.kind, message: f.description)
+            }
+        }
+    }
+
+    /// Lets time pass on the session's (virtual) clock.
+    public func pause(milliseconds: Int) { session.pause(milliseconds: milliseconds) }
+
+    /// The keyboard's size changes (viewWillTransition): rotate to landscape with a wide size.
+    public func transition(toWidth width: Double, height: Double) throws(Failure) {
+        do { try session.transition(toWidth: width, height: height) } catch {
+            throw .keyboard(kind: error.kind, message: error.description)
+        }
+    }
+
+    /// viewWillDisappear → viewDidDisappear (marked text is committed by the app).
+    public func disappear() throws(Failure) {
+        do { try session.disappear() } catch { throw .keyboard(kind: error.kind, message: error.description) }
+    }
+
+    // MARK: What a test reads
+
+    public var text: String { session.document.text }
+    public var markedText: String? { session.document.buffer.markedText.map(String.init) }
+    public var selection: UTF16Range { session.document.buffer.selection }
+    public var display: String { session.layout.display }
+    public var labels: [[String]] { session.layout.labels }
+    /// Life-cycle calls and what the keyboard asked for, in order ("viewDidLoad", "advanceToNextInputMode", …).
+    public var events: [String] { session.events.map(\.description) }
+    /// The keyboard's stdout and stderr so far.
+    public var log: String { session.logText }
+    public var pid: Int32 { session.pid }
+    /// Set once the keyboard has failed.
+    public var failure: String? { session.failure?.description }
+
+    /// The footprint now: anonymous resident memory + the shared memory it made + swap, as the governor counts it.
+    public var footprintBytes: Int? { footprint?.read()?.total }
+
+    /// The highest footprint seen: the governor's samples and one after every gesture.
+    public var peakFootprintBytes: Int? {
+        let peak = max(session.peakFootprint ?? 0, sampledPeak)
+        return peak > 0 ? peak : nil
+    }
+
+    private func sample() {
+        if let now = footprint?.read()?.total { sampledPeak = max(sampledPeak, now) }
+    }
+}
