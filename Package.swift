@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "CalculatorKeyboard", type: .dynamic, targets: ["CalculatorKeyboard"]),
         .library(name: "ScienceKeyboard", type: .dynamic, targets: ["ScienceKeyboard"]),
         .library(name: "KanaKeyboard", type: .dynamic, targets: ["KanaKeyboard"]),
+        .library(name: "EnglishKeyboard", type: .dynamic, targets: ["EnglishKeyboard"]),
         .library(name: "NumberPadKeyboard", type: .dynamic, targets: ["NumberPadKeyboard"]),
         // Keyboards that misbehave on purpose, for tests and stress runs.
         .library(name: "FaultKeyboards", type: .dynamic, targets: ["FaultKeyboards"]),
@@ -86,6 +87,11 @@ let package = Package(
         .systemLibrary(name: "CAnthy", path: "Plugins/Kana/CAnthy", providers: [.apt(["libanthy-dev"])]),
         .target(name: "Kana", dependencies: ["KeyboardSDK", "CAnthy"], path: "Plugins/Kana/Keyboard"),
         .target(name: "KanaKeyboard", dependencies: ["Kana", "KeyboardSDK"], path: "Plugins/Kana/Export"),
+        // English with the standard keyboard's habits; spelling through hunspell (Debian's libhunspell-dev).
+        .systemLibrary(name: "CHunspell", path: "Plugins/English/CHunspell", pkgConfig: "hunspell",
+                       providers: [.apt(["libhunspell-dev", "hunspell-en-us"])]),
+        .target(name: "English", dependencies: ["KeyboardSDK", "CHunspell"], path: "Plugins/English/Keyboard"),
+        .target(name: "EnglishKeyboard", dependencies: ["English", "KeyboardSDK"], path: "Plugins/English/Export"),
         .target(name: "NumberPadKeyboard", dependencies: ["CKeyboardABI"], path: "Plugins/NumberPad"),
         .target(name: "FaultKeyboards", dependencies: ["CKeyboardABI"], path: "Plugins/Faults/Keyboards"),
         .target(name: "FaultNoEntry", dependencies: ["CKeyboardABI"], path: "Plugins/Faults/NoEntry"),
@@ -101,6 +107,7 @@ let package = Package(
         .testTarget(name: "CalculatorKeyboardTests", dependencies: ["Calculator", "KeyboardTesting"]),
         .testTarget(name: "ScienceKeyboardTests", dependencies: ["Science", "KeyboardTesting"]),
         .testTarget(name: "KanaKeyboardTests", dependencies: ["Kana", "KeyboardTesting"]),
+        .testTarget(name: "EnglishKeyboardTests", dependencies: ["English", "KeyboardTesting"]),
         .testTarget(name: "KBHostTests", dependencies: ["KBHost", "KBText", "KBWire", "KBSystem"]),
         .testTarget(name: "EndToEndTests", dependencies: ["KBHost", "KBText", "KBSystem"]),
     ]
@@ -109,7 +116,7 @@ let package = Package(
 // Strictness for every Swift target, in one place (swift-log's habit).
 let cTargets: Set<String> = [
     "CKeyboardABI", "CKBShims", "CKBSandbox", "CFFI", "kbhost-floor",
-    "NumberPadKeyboard", "FaultKeyboards", "FaultNoEntry", "FaultWrongABI", "HostileKeyboard", "CAnthy",
+    "NumberPadKeyboard", "FaultKeyboards", "FaultNoEntry", "FaultWrongABI", "HostileKeyboard", "CAnthy", "CHunspell",
 ]
 for target in package.targets where !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
@@ -125,7 +132,7 @@ for target in package.targets where !cTargets.contains(target.name) {
 // those runtimes are not loaded (a keyboard that uses them pays for them).
 let workerModules: Set<String> = ["KBText", "KBWire", "KBSystem", "KBExtensionRuntime", "KBWorker",
                                   "KeyboardSDK", "Calculator", "CalculatorKeyboard", "Science", "ScienceKeyboard",
-                                  "Kana", "KanaKeyboard"]
+                                  "Kana", "KanaKeyboard", "English", "EnglishKeyboard"]
 for target in package.targets where workerModules.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .unsafeFlags(["-Xfrontend", "-disable-implicit-concurrency-module-import",
