@@ -108,6 +108,8 @@ let package = Package(
         .testTarget(name: "ScienceKeyboardTests", dependencies: ["Science", "KeyboardTesting"]),
         .testTarget(name: "KanaKeyboardTests", dependencies: ["Kana", "KeyboardTesting"]),
         .testTarget(name: "EnglishKeyboardTests", dependencies: ["English", "KeyboardTesting"]),
+        // The guide's samples (docs/writing-a-keyboard.md), compiled and run.
+        .testTarget(name: "GuideTests", dependencies: ["KeyboardSDK", "KeyboardTesting"]),
         .testTarget(name: "KBHostTests", dependencies: ["KBHost", "KBText", "KBWire", "KBSystem"]),
         .testTarget(name: "EndToEndTests", dependencies: ["KBHost", "KBText", "KBSystem"]),
     ]

@@ -1,0 +1,35 @@
+import KeyboardSDK
+
+/// Step 2: shift. A tap gives one capital; a double tap locks capitals
+/// (the host delivers the second tap of a double tap to doubleTapAction).
+public final class ShiftKeyboard: InputViewController {
+    enum Shift { case off, once, locked }
+    var shift = Shift.off { didSet { showKeys() } }
+
+    public override class var keyActions: [KeyAction] {[
+        .action("letter:", ShiftKeyboard.letter),
+        .action("shiftTapped:event:", ShiftKeyboard.shiftTapped),
+        .action("shiftLocked", ShiftKeyboard.shiftLocked),
+    ]}
+
+    public override func viewDidLoad() { showKeys() }
+
+    func showKeys() {
+        let letters = "abc".map { String($0) }.map { shift == .off ? $0 : $0.uppercased() }
+        let shiftKey = KeySpec(shift == .locked ? "⇪" : "⇧", identifier: "shift", role: .shift,
+                               action: "shiftTapped:event:", doubleTapAction: "shiftLocked")
+        keyboardLayout = KeyboardLayout(rows: [letters.map { KeySpec($0, action: "letter:") }, [shiftKey, .space()]])
+    }
+
+    func letter(_ key: Key) {
+        textDocumentProxy.insertText(key.label)
+        if shift == .once { shift = .off }
+    }
+
+    /// A double tap's second touch comes here too (tap count 2), after shiftLocked: leave the lock alone.
+    func shiftTapped(_ key: Key, _ event: KeyEvent) {
+        guard event.tapCount < 2 else { return }
+        shift = shift == .off ? .once : .off
+    }
+    func shiftLocked() { shift = .locked }
+}
