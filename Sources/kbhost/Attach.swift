@@ -11,7 +11,8 @@ struct Attach: ParsableCommand {
         discussion: """
             Typed characters tap the keys with those labels; Backspace, Enter and Space tap delete, \
             return and space; ←/→ move the cursor (the keyboard gets its selection callbacks); \
-            Ctrl-G is the globe key (the next enabled keyboard); Esc or Ctrl-C quits. \
+            Ctrl-G is the globe key (the next enabled keyboard); Ctrl-R rotates the device (the keyboard \
+            gets viewWillTransition with its new size); Esc or Ctrl-C quits. \
             With `kbhost serve` running, a `kbhost next` anywhere switches this session at once.
             """)
 
@@ -45,6 +46,8 @@ final class AttachSession {
     var status = ""
     var subscription: LineChannel?
     var running = true
+    /// The device's orientation; Ctrl-R turns it.
+    var landscape = false
     let budget: Int
 
     init(context: Context, field: FieldContext, text: String, budget: Int) throws {
@@ -166,6 +169,7 @@ final class AttachSession {
         switch bytes {
         case [27], [3], [4]: running = false
         case [7]: globe()
+        case [18]: rotate()
         case [27, 91, 68]: moveCursor(-1)
         case [27, 91, 67]: moveCursor(1)
         case [127], [8]: tap("delete")
@@ -174,6 +178,17 @@ final class AttachSession {
         default:
             guard bytes.first.map({ $0 >= 32 }) == true else { return }
             for character in String(decoding: bytes, as: UTF8.self) { tap(String(character)) }
+        }
+    }
+
+    /// Turns the device: the keyboard hears its new size (viewWillTransition).
+    func rotate() {
+        landscape.toggle()
+        let size = landscape ? TapStep.landscape : TapStep.portrait
+        status = "rotated to \(landscape ? "landscape" : "portrait") (\(Int(size.width))×\(Int(size.height)) points)"
+        guard let session = active else { return }
+        do { try session.transition(toWidth: size.width, height: size.height) } catch {
+            fellBack(from: currentID, because: error.description)
         }
     }
 
@@ -192,6 +207,13 @@ final class AttachSession {
         let aliases = ["-": "−", "*": "×", "/": "÷"]
         let target = session.layout.key(named: name) == nil ? (aliases[name] ?? name) : name
         do {
+            // A capital on a keyboard whose letter keys keep lowercase labels: shift, then the letter.
+            if session.layout.key(named: target) == nil, target != target.lowercased(),
+               session.layout.key(named: target.lowercased()) != nil, session.layout.key(named: "shift") != nil {
+                try session.tap("shift")
+                try session.tap(target.lowercased())
+                return
+            }
             try session.tap(target)
         } catch {
             if case .noSuchKey = error { status = "no key '\(name)' on \(session.keyboard.manifest.displayName)" }
@@ -234,7 +256,7 @@ final class AttachSession {
         }
         lines.append(" [🌐 Ctrl-G]")
         lines.append(rule)
-        lines.append(" type to tap keys · Backspace/Enter/Space · ←/→ move · Ctrl-G next keyboard · Esc quits")
+        lines.append(" type to tap keys · Backspace/Enter/Space · ←/→ move · Ctrl-G next keyboard · Ctrl-R rotate · Esc quits")
         if !status.isEmpty { lines.append(" " + status) }
         let screen = "\u{1B}[H\u{1B}[2J" + lines.joined(separator: "\n") + "\n"
         FileHandle.standardOutput.write(Data(screen.utf8))

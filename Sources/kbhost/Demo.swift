@@ -26,6 +26,8 @@ struct Demo: ParsableCommand {
              note: "subscript and Greek pages; ◀ moves the cursor by one character"),
         Stop(keyboard: "dev.kbhost.Kana", taps: ["n", "i", "h", "o", "n", "g", "o", "space", "return"],
              note: "romaji compose hiragana as marked text; space converts through anthy, return commits"),
+        Stop(keyboard: "dev.kbhost.English", taps: ["t", "e", "h", "space", "w", "o", "r", "l", "s", "space"],
+             note: "a sentence starts with a capital; hunspell corrects on space and suggests above the keys"),
         Stop(keyboard: "dev.kbhost.NumberPad", taps: ["4", "2", "delete", "7", "globe"],
              note: "written in C against the ABI header; the globe key asks the host for the next keyboard"),
     ]
