@@ -1,5 +1,10 @@
 import KBExtensionRuntime
-@_exported import KBText  // TextBuffer, UTF16Range and Gesture are part of the kit's vocabulary
+// TextBuffer, UTF16Range and Gesture are part of the kit's vocabulary; KBText's TextInputTraits is not
+// (it would clash with KeyboardSDK's in an author's tests).
+@_exported import struct KBText.TextBuffer
+@_exported import struct KBText.UTF16Range
+@_exported import enum KBText.Gesture
+import KBText
 import KBWire
 import KeyboardSDK
 

@@ -46,7 +46,10 @@ struct GuideTests {
         try k.type("h", "i", "space", "delete", "return")
         #expect(k.text == "hi\n")
         #expect(k.labels.last?.first == "🌐")
-        let without = try KeyboardTestDriver(LayoutKeyboard.self, needsInputModeSwitchKey: false)
+        // TextInputTraits is the SDK's, unambiguous with both modules imported.
+        var traits = TextInputTraits()
+        traits.keyboardType = .emailAddress
+        let without = try KeyboardTestDriver(LayoutKeyboard.self, traits: traits, needsInputModeSwitchKey: false)
         #expect(without.labels.last?.contains("🌐") == false)
     }
 
