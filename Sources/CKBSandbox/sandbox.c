@@ -295,6 +295,12 @@ static const char *mechanism_name(unsigned m) {
     }
 }
 
+unsigned kbh_mechanism_named(const char *name) {
+    for (unsigned m = 1; m <= KBH_MECH_LANDLOCK_SCOPE; m <<= 1)
+        if (name && strcmp(name, mechanism_name(m)) == 0) return m;
+    return 0;
+}
+
 static const char *mechanism_need(unsigned m) {
     switch (m) {
     case KBH_MECH_SECCOMP: return "seccomp filters (CONFIG_SECCOMP_FILTER)";

@@ -58,14 +58,16 @@ public struct Installation: Sendable {
 
     /// The build products folder of the kbhost package that holds kbhost-worker (the newer of release and debug).
     static func builtProducts(sourceFile: String) -> String? {
-        let build = packageRoot(sourceFile: sourceFile) + "/.build"
-        let built = ["release", "debug"].compactMap { configuration -> (String, Date)? in
-            let folder = build + "/" + configuration
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: folder + "/kbhost-worker"),
-                  let date = attributes[.modificationDate] as? Date else { return nil }
-            return ((folder as NSString).resolvingSymlinksInPath, date)
-        }
-        return built.max { $0.1 < $1.1 }?.0
+        newestBuild(of: "kbhost-worker", in: packageRoot(sourceFile: sourceFile)).map { ($0 as NSString).deletingLastPathComponent }
+    }
+
+    /// `file` in a package's .build/release or .build/debug, whichever was built last; symlinks resolved.
+    static func newestBuild(of file: String, in package: String) -> String? {
+        ["release", "debug"].compactMap { configuration -> (String, Date)? in
+            let path = package + "/.build/" + configuration + "/" + file
+            guard let a = try? FileManager.default.attributesOfItem(atPath: path), let date = a[.modificationDate] as? Date else { return nil }
+            return ((path as NSString).resolvingSymlinksInPath, date)
+        }.max { $0.1 < $1.1 }?.0
     }
 
     public var workerPath: String { (productsDirectory as NSString).appendingPathComponent("kbhost-worker") }
@@ -91,12 +93,12 @@ public struct Installation: Sendable {
     /// A Swift package's built library for its manifest (a package made by `kbhost new`):
     /// .build/release or .build/debug beside the Info.plist, the newer one.
     public static func packageLibrary(for manifest: KeyboardManifest) -> String? {
-        let build = manifest.bundleDirectory + "/.build/"
-        return ["release", "debug"].compactMap { configuration -> (String, Date)? in
-            let path = build + configuration + "/" + manifest.executable
-            guard let a = try? FileManager.default.attributesOfItem(atPath: path), let d = a[.modificationDate] as? Date else { return nil }
-            return ((path as NSString).resolvingSymlinksInPath, d)
-        }.max { $0.1 < $1.1 }?.0
+        newestBuild(of: manifest.executable, in: manifest.bundleDirectory)
+    }
+
+    /// An author's keyboard: the library in its bundle, else its package's build.
+    public func authorLibrary(for manifest: KeyboardManifest) -> String? {
+        resolveLibrary(for: manifest, allowProducts: false) ?? Installation.packageLibrary(for: manifest)
     }
 
     /// The bundled sample keyboards, in folder order.

@@ -60,8 +60,8 @@ public struct KeyboardFailure: Error, Hashable, Sendable, CustomStringConvertibl
         case .memoryExceeded(let kill): kill.description
         case .deadlineExceeded(let ms): "did not answer within \(ms) ms and was killed"
         case .protocolViolation(let s): "sent a malformed message (\(s)) and was ended"
-        case .loadFailed(.sandbox, let s): s.split(separator: " ", omittingEmptySubsequences: false)
-            .map { $0 == "ID" ? Substring(keyboardID) : $0 }.joined(separator: " ")
+        // The worker does not know the keyboard's identifier; its advice names it "ID".
+        case .loadFailed(.sandbox, let s): s.replacing("kbhost protection ID ", with: "kbhost protection \(keyboardID) ")
         case .loadFailed(_, let s): s
         case .io(let s): "lost its channel: \(s)"
         }

@@ -130,19 +130,7 @@ func installSandbox(_ spec: SandboxSpec) throws(WorkerFailure) {
         setenv("TMPDIR", spec.containerPath + "/tmp", 1)
     }
     guard spec.enabled else { return }
-    func mask(_ names: [String]) -> UInt32 {
-        var bits: UInt32 = 0
-        for name in names {
-            switch SandboxSpec.Mechanism(rawValue: name) {
-            case .seccomp?: bits |= UInt32(KBH_MECH_SECCOMP)
-            case .landlock?: bits |= UInt32(KBH_MECH_LANDLOCK)
-            case .landlockNetwork?: bits |= UInt32(KBH_MECH_LANDLOCK_NETWORK)
-            case .landlockScope?: bits |= UInt32(KBH_MECH_LANDLOCK_SCOPE)
-            case nil: break
-            }
-        }
-        return bits
-    }
+    func mask(_ names: [String]) -> UInt32 { names.reduce(0) { $0 | kbh_mechanism_named($1) } }
     // For tests and `kbhost doctor`: behave as on a kernel without these.
     let pretend = getenv("KBHOST_SANDBOX_PRETEND_MISSING").map { String(cString: $0).split(separator: ",").map(String.init) } ?? []
     let reads = spec.readPaths.map { strdup($0) }

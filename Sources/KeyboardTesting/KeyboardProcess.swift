@@ -42,9 +42,19 @@ public final class KeyboardProcess {
         /// crash, exit, hang, memory, protocol, load, sandbox or spawn.
         case keyboard(kind: String, message: String)
         case noSuchKey(String, labels: [String])
+        /// A script token that is not a step.
+        case script(String)
+
+        init(_ error: SessionError) {
+            switch error {
+            case .noSuchKey(let name, _, let labels): self = .noSuchKey(name, labels: labels)
+            case .keyboardFailed(let f): self = .keyboard(kind: f.kind, message: f.description)
+            }
+        }
 
         public var description: String {
             switch self {
+            case .script(let s): s
             case .bundle(let s): s
             case .keyboard(_, let s): s
             case .noSuchKey(let name, let labels): "no key '\(name)'; keys: \(labels.joined(separator: " "))"
@@ -67,14 +77,15 @@ public final class KeyboardProcess {
         do { manifest = try KeyboardManifest.load(contentsOf: folder + "/Info.plist") } catch {
             throw .bundle("\(error)")
         }
-        guard let library = KeyboardProcess.library(of: manifest) else {
+        let installation = Installation.current()
+        guard let library = installation.authorLibrary(for: manifest) else {
             throw .bundle("\(folder): \(manifest.executable) is not built (looked in the folder, .build/debug and .build/release); run swift build (or make) first")
         }
         guard let bytes = budget.bytes else {
             throw .bundle("unknown budget \(budget); profiles: \(Governor.profiles.map(\.name).joined(separator: ", "))")
         }
         budgetBytes = bytes
-        var configuration = Installation.current().processConfiguration
+        var configuration = installation.processConfiguration
         configuration.memoryBudgetBytes = bytes
         let t = KeyboardTestDriver.convert(traits)
         let access = KeyboardAccess(home: home, lexicon: lexicon.map { KBWire.LexiconEntry(userInput: $0.userInput, documentText: $0.documentText) })
@@ -93,12 +104,6 @@ public final class KeyboardProcess {
 
     deinit { session.close() }
 
-    /// The library of a bundle: inside it, else a Swift package's build products (the newer).
-    static func library(of manifest: KeyboardManifest) -> String? {
-        let inBundle = manifest.bundleDirectory + "/" + manifest.executable
-        return FileManager.default.fileExists(atPath: inBundle) ? inBundle : Installation.packageLibrary(for: manifest)
-    }
-
     // MARK: Typing
 
     public func tap(_ name: String) throws(Failure) { try perform(.tap, on: name) }
@@ -107,28 +112,19 @@ public final class KeyboardProcess {
         for n in names { try tap(n) }
     }
 
-    /// A tap script as `kbhost type` takes it: key names, double:K, long:K, hold:K:MS, pause:MS.
+    /// A tap script as `kbhost type` takes it: key names, double:K, long:K, hold:K:MS, pause:MS, rotate:….
     public func run(script: String) throws(Failure) {
-        for token in script.split(whereSeparator: \.isWhitespace).map(String.init) {
-            let parts = token.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
-            switch (parts.first, parts.count) {
-            case ("double", 2): try perform(.doubleTap, on: parts[1])
-            case ("long", 2): try perform(.longPress, on: parts[1])
-            case ("hold", 3): try perform(.hold(milliseconds: Int(parts[2]) ?? 0), on: parts[1])
-            case ("pause", 2): pause(milliseconds: Int(parts[1]) ?? 0)
-            default: try tap(token)
-            }
+        let steps: [TapStep]
+        do { steps = try TapStep.script(script) } catch { throw .script(error.description) }
+        for step in steps {
+            defer { sample() }
+            do { try step.perform(on: session) } catch { throw Failure(error) }
         }
     }
 
     public func perform(_ gesture: Gesture, on name: String) throws(Failure) {
         defer { sample() }
-        do { try session.perform(gesture, on: name) } catch {
-            switch error {
-            case .noSuchKey(let name, _, let labels): throw .noSuchKey(name, labels: labels)
-            case .keyboardFailed(let f): throw .keyboard(kind: f.kind, message: f.description)
-            }
-        }
+        do { try session.perform(gesture, on: name) } catch { throw Failure(error) }
     }
 
     /// Lets time pass on the session's (virtual) clock.

@@ -240,10 +240,8 @@ struct Protection: ParsableCommand {
 
     static func kernel() -> KernelReport {
         let have = kbh_sandbox_available()
-        let bits: [(SandboxSpec.Mechanism, Int)] = [(.seccomp, KBH_MECH_SECCOMP), (.landlock, KBH_MECH_LANDLOCK),
-                                                       (.landlockNetwork, KBH_MECH_LANDLOCK_NETWORK), (.landlockScope, KBH_MECH_LANDLOCK_SCOPE)]
         var available: [String: Bool] = [:]
-        for (m, bit) in bits { available[m.rawValue] = have & UInt32(bit) != 0 }
+        for m in SandboxSpec.Mechanism.allCases { available[m.rawValue] = have & kbh_mechanism_named(m.rawValue) != 0 }
         return KernelReport(landlockABI: Int(kbh_landlock_abi()), available: available)
     }
 

@@ -54,9 +54,7 @@ struct Install: ParsableCommand {
             throw exitWithError("\(error)", status: Kbhost.Exit.invalid)
         }
         // A bundle holds its library; a Swift package made by `kbhost new` has it in .build.
-        let built = context.installation.resolveLibrary(for: manifest, allowProducts: false) == nil
-            ? Installation.packageLibrary(for: manifest) : nil
-        guard context.installation.resolveLibrary(for: manifest, allowProducts: false) != nil || built != nil else {
+        guard let library = context.installation.authorLibrary(for: manifest) else {
             throw exitWithError("\(source): the bundle has no \(manifest.executable) (CFBundleExecutable), nor has its .build/debug or .build/release; build the plugin first (swift build, or make)",
                                 status: Kbhost.Exit.invalid)
         }
@@ -70,11 +68,11 @@ struct Install: ParsableCommand {
         let staging = keyboards + "/.staging-\(UUID().uuidString)"
         do {
             try fm.createDirectory(atPath: keyboards, withIntermediateDirectories: true)
-            if let built {
+            if library != source + "/" + manifest.executable {
                 // Only what the keyboard needs: its manifest and its library, not the package's sources.
                 try fm.createDirectory(atPath: staging, withIntermediateDirectories: false)
                 try fm.copyItem(atPath: source + "/Info.plist", toPath: staging + "/Info.plist")
-                try fm.copyItem(atPath: built, toPath: staging + "/" + manifest.executable)
+                try fm.copyItem(atPath: library, toPath: staging + "/" + manifest.executable)
             } else {
                 try fm.copyItem(atPath: source, toPath: staging)
             }

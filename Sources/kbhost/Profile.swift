@@ -46,7 +46,7 @@ struct Profile: ParsableCommand {
             throw exitWithError("cannot read the script \(script): \(error.localizedDescription)", status: Kbhost.Exit.refused)
         }
         let steps: [TapStep]
-        do { steps = try text.split(whereSeparator: \.isWhitespace).map { try TapStep(String($0)) } } catch {
+        do { steps = try TapStep.script(text) } catch {
             throw exitWithError("\(script): \(error)", status: 64)
         }
         var configuration = context.installation.processConfiguration

@@ -49,7 +49,9 @@ struct TypeCommand: ParsableCommand {
         guard KeyboardTypeName.parse(keyboardType) != nil else {
             throw ValidationError("unknown keyboard type '\(keyboardType)'; one of: \(KeyboardTypeName.all.joined(separator: ", "))")
         }
-        for tap in taps { _ = try TapStep(tap) }
+        for tap in taps {
+            do { _ = try TapStep(tap) } catch { throw ValidationError("\(error)") }
+        }
         guard TextInputTraits.Tristate.named(autocorrection) != nil else {
             throw ValidationError("--autocorrection must be default, yes or no, not '\(autocorrection)'")
         }
@@ -119,51 +121,6 @@ struct TypeCommand: ParsableCommand {
             print(session.document.text)
         }
         if let message { throw exitWithError(message, status: status) }
-    }
-}
-
-/// One step of a tap script.
-struct TapStep {
-    enum Kind { case gesture(Gesture, String), pause(Int), rotate(width: Double, height: Double) }
-
-    /// The keyboard's size in each orientation, in points (an iPhone's standard keyboard).
-    static let portrait = (width: 375.0, height: 216.0)
-    static let landscape = (width: 667.0, height: 162.0)
-    let kind: Kind
-
-    init(_ token: String) throws {
-        let parts = token.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
-        func ms(_ s: String) throws -> Int {
-            guard let n = Int(s), n >= 0, n <= 600_000 else { throw ValidationError("'\(token)': '\(s)' is not a duration in ms (0…600000)") }
-            return n
-        }
-        switch parts.first {
-        case "double" where parts.count == 2: kind = .gesture(.doubleTap, parts[1])
-        case "long" where parts.count == 2: kind = .gesture(.longPress, parts[1])
-        case "hold" where parts.count == 3: kind = .gesture(.hold(milliseconds: try ms(parts[2])), parts[1])
-        case "pause" where parts.count == 2: kind = .pause(try ms(parts[1]))
-        case "rotate" where parts.count == 2:
-            switch parts[1] {
-            case "portrait": kind = .rotate(width: TapStep.portrait.width, height: TapStep.portrait.height)
-            case "landscape": kind = .rotate(width: TapStep.landscape.width, height: TapStep.landscape.height)
-            default:
-                let size = parts[1].split(separator: "x").compactMap { Double($0) }
-                guard size.count == 2, size.allSatisfy({ $0 > 0 && $0 <= 10_000 }) else {
-                    throw ValidationError("'\(token)': rotate to portrait, landscape or WIDTHxHEIGHT in points")
-                }
-                kind = .rotate(width: size[0], height: size[1])
-            }
-        default: kind = .gesture(.tap, token)
-        }
-    }
-
-    func perform(on session: KeyboardSession) throws(SessionError) {
-        switch kind {
-        case .gesture(let g, let name): try session.perform(g, on: name)
-        case .pause(let ms): session.pause(milliseconds: ms)
-        case .rotate(let width, let height):
-            do { try session.transition(toWidth: width, height: height) } catch { throw .keyboardFailed(error) }
-        }
     }
 }
 

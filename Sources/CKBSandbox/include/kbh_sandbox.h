@@ -27,6 +27,10 @@ typedef struct kbh_sandbox_request {
     unsigned pretend_missing;         /* KBH_MECH_* to treat as missing (tests, doctor) */
 } kbh_sandbox_request;
 
+/* The KBH_MECH_* bit of a protection's name ("seccomp", "landlock",
+   "landlock-network", "landlock-scope"); 0 for an unknown name. */
+unsigned kbh_mechanism_named(const char *name);
+
 /* The Landlock ABI this kernel offers; 0 when it has none (or it is disabled). */
 int kbh_landlock_abi(void);
 /* Whether this kernel can install seccomp filters. */

@@ -1,0 +1,60 @@
+import KBText
+
+/// One step of a tap script, as `kbhost type`, `kbhost profile` and
+/// KeyboardProcess.run(script:) take them: a key name (label, role or id:NAME),
+/// double:KEY, long:KEY, hold:KEY:MS, pause:MS, rotate:portrait|landscape|WxH.
+public struct TapStep: Sendable {
+    public enum Kind: Sendable { case gesture(Gesture, String), pause(Int), rotate(width: Double, height: Double) }
+
+    /// A token that is not a step; says which and why.
+    public struct Invalid: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The keyboard's size in each orientation, in points (an iPhone's standard keyboard).
+    public static let portrait = (width: 375.0, height: 216.0)
+    public static let landscape = (width: 667.0, height: 162.0)
+    public let kind: Kind
+
+    public init(_ token: String) throws(Invalid) {
+        let parts = token.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+        func ms(_ s: String) throws(Invalid) -> Int {
+            guard let n = Int(s), n >= 0, n <= 600_000 else { throw Invalid(description: "'\(token)': '\(s)' is not a duration in ms (0…600000)") }
+            return n
+        }
+        switch parts.first {
+        case "double" where parts.count == 2: kind = .gesture(.doubleTap, parts[1])
+        case "long" where parts.count == 2: kind = .gesture(.longPress, parts[1])
+        case "hold" where parts.count == 3: kind = .gesture(.hold(milliseconds: try ms(parts[2])), parts[1])
+        case "pause" where parts.count == 2: kind = .pause(try ms(parts[1]))
+        case "rotate" where parts.count == 2:
+            switch parts[1] {
+            case "portrait": kind = .rotate(width: TapStep.portrait.width, height: TapStep.portrait.height)
+            case "landscape": kind = .rotate(width: TapStep.landscape.width, height: TapStep.landscape.height)
+            default:
+                let size = parts[1].split(separator: "x").compactMap { Double($0) }
+                guard size.count == 2, size.allSatisfy({ $0 > 0 && $0 <= 10_000 }) else {
+                    throw Invalid(description: "'\(token)': rotate to portrait, landscape or WIDTHxHEIGHT in points")
+                }
+                kind = .rotate(width: size[0], height: size[1])
+            }
+        default: kind = .gesture(.tap, token)
+        }
+    }
+
+    /// The steps of a whole script (whitespace-separated tokens).
+    public static func script(_ text: String) throws(Invalid) -> [TapStep] {
+        var steps: [TapStep] = []
+        for token in text.split(whereSeparator: \.isWhitespace) { steps.append(try TapStep(String(token))) }
+        return steps
+    }
+
+    public func perform(on session: KeyboardSession) throws(SessionError) {
+        switch kind {
+        case .gesture(let g, let name): try session.perform(g, on: name)
+        case .pause(let ms): session.pause(milliseconds: ms)
+        case .rotate(let width, let height):
+            do { try session.transition(toWidth: width, height: height) } catch { throw .keyboardFailed(error) }
+        }
+    }
+}
