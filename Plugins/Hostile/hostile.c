@@ -254,6 +254,19 @@ static void try_abstract(hostile *self) {
     report(self, "abstract", 1, "connected to @kbhost-hostile-test");
 }
 
+/* An x32 system call (the x86-64 number with bit 30 set) reaches the kernel
+   by another table than the one a filter for x86-64 checks: the filter must
+   end the process. Only reached on x86-64. */
+static void try_x32(hostile *self) {
+#if defined(__x86_64__)
+    long r = syscall(0x40000000L | SYS_getpid);
+    if (r < 0) { report_errno(self, "x32", errno); return; }
+    report(self, "x32", 1, "an x32 system call went through");
+#else
+    report(self, "x32", 0, "not an x86-64 machine");
+#endif
+}
+
 /* Key names and attempts, in layout order. */
 static const struct attempt {
     const char *label;
@@ -267,7 +280,7 @@ static const struct attempt {
     {"group-write", "groupWrite", try_group_write}, {"defaults", "defaults", try_defaults},
     {"pasteboard", "pasteboard", try_pasteboard}, {"ptrace", "ptrace", try_ptrace}, {"signal", "signal", try_signal},
     {"procmem", "procmem", try_procmem}, {"vmread", "vmread", try_vmread}, {"abstract", "abstract", try_abstract},
-    {"exec", "exec", try_exec}, {"fork", "fork", try_fork},
+    {"exec", "exec", try_exec}, {"fork", "fork", try_fork}, {"x32", "x32", try_x32},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])
 
@@ -288,7 +301,7 @@ static void view_did_load(hostile *self, const kbh_selector_v1 *cmd) {
         keys[i] = (kbh_key_spec_v1){.identifier = attempts[i].label, .label = attempts[i].label,
                                     .role = KBH_ROLE_FUNCTION, .action = attempts[i].selector};
     keys[ATTEMPTS] = (kbh_key_spec_v1){.label = "🌐", .role = KBH_ROLE_GLOBE, .action = "nextKeyboard"};
-    kbh_row_spec_v1 rows[] = {{keys, 6}, {keys + 6, 9}, {keys + 15, 5}, {keys + 20, ATTEMPTS - 20 + 1}};
+    kbh_row_spec_v1 rows[] = {{keys, 6}, {keys + 6, 9}, {keys + 15, 5}, {keys + 20, (uint32_t)(ATTEMPTS - 20 + 1)}};
     kbh_layout_v1 layout = {.display = "Each key tries one escape and types what happened.", .rows = rows, .row_count = 4};
     self->host->set_layout(self->host->ctx, &layout);
 }

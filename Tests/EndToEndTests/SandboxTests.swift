@@ -172,6 +172,14 @@ struct SandboxTests {
         #expect(other.err.contains("protection 'seccomp'"))
     }
 
+    @Test func anX32SystemCallEndsTheKeyboardAndKeepsItsText() throws {
+        let w = try world()
+        let r = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "own", "x32"], extraEnvironment: env)
+        #expect(r.status == 4)
+        #expect(r.out.hasPrefix("own: allowed"), "what it typed before stays")
+        #expect(r.err.contains("failed during key 'x32': ended by signal SIGSYS"), "\(r.err)")
+    }
+
     @Test func theExtensionProcessRunsUnderBothFiltersWithoutCapabilities() throws {
         let keyboard = try Fixtures.sample("dev.kbhost.NumberPad")
         let session = try KeyboardSession(keyboard: keyboard, configuration: Fixtures.configuration)
