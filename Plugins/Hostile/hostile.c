@@ -3,8 +3,13 @@
        tcp: denied: Operation not permitted (errno 1)
        own: allowed: wrote 6 bytes to …/Containers/Keyboards/dev.kbhost.Hostile/note.txt
    so that `kbhost type --keyboard dev.kbhost.Hostile tcp udp …` shows the
-   outcome of each. tcp and udp send to 127.0.0.1 on the port given by the
-   last number before the insertion point (the tests write "port 12345 ").
+   outcome of each. tcp and udp send to 127.0.0.1 on the port given by
+   "port N" before the insertion point; the attempts on another process
+   (ptrace, signal, procmem, vmread, prlimit, renice, sched, affinity, ioprio,
+   setpgid) aim at the process "victim N" names (the tests write
+   "port 12345 victim 678 "); the daemon's socket, settings.json and
+   listener.sock are found from the container's path (KBHOST_HOME is three
+   folders up).
    Nothing here is subtle: these are the first things a malicious keyboard
    would try. Written in C so that each attempt is the bare system call. */
 #define _GNU_SOURCE
@@ -21,12 +26,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <sched.h>
 #include <unistd.h>
 
 typedef struct hostile {
@@ -47,17 +62,19 @@ static void report_errno(hostile *self, const char *what, int error) {
     report(self, what, 0, detail);
 }
 
-/* The last number before the insertion point: the port to send to. */
-static int port_from_document(hostile *self) {
+/* The number after the last "NAME " before the insertion point, or `otherwise`. */
+static int number_in_document(hostile *self, const char *name, int otherwise) {
     const char *before = self->host->document_context_before_input(self->host->ctx);
-    int port = 9, current = -1;
-    for (const char *p = before ? before : ""; *p; p++) {
-        if (*p >= '0' && *p <= '9') current = (current < 0 ? 0 : current * 10) + (*p - '0');
-        else { if (current > 0 && current < 65536) port = current; current = -1; }
-    }
-    if (current > 0 && current < 65536) port = current;
-    return port;
+    const char *found = NULL;
+    size_t n = strlen(name);
+    for (const char *p = before ? before : ""; (p = strstr(p, name)); p += n)
+        if (p[n] == ' ') found = p + n + 1;
+    return found && *found >= '0' && *found <= '9' ? atoi(found) : otherwise;
 }
+
+static int port_from_document(hostile *self) { return number_in_document(self, "port", 9); }
+/* A real process outside the keyboard, of the same user (started by the tests). */
+static pid_t victim(hostile *self) { return (pid_t)number_in_document(self, "victim", (int)getppid()); }
 
 static const char *container(hostile *self) {
     const char *c = KBH_HOST_HAS(self->host, container_path) ? self->host->container_path(self->host->ctx) : NULL;
@@ -199,32 +216,33 @@ static void try_pasteboard(hostile *self) {
 }
 
 static void try_ptrace(hostile *self) {
-    pid_t host = getppid();
+    pid_t host = victim(self);
     if (ptrace(PTRACE_ATTACH, host, NULL, NULL) < 0) { report_errno(self, "ptrace", errno); return; }
+    waitpid(host, NULL, __WALL);
     ptrace(PTRACE_DETACH, host, NULL, NULL);
-    report(self, "ptrace", 1, "attached to the host");
+    report(self, "ptrace", 1, "attached to the victim");
 }
 
 static void try_signal(hostile *self) {
-    if (kill(getppid(), 0) < 0) { report_errno(self, "signal", errno); return; }
-    report(self, "signal", 1, "may signal the host");
+    if (kill(victim(self), 0) < 0) { report_errno(self, "signal", errno); return; }
+    report(self, "signal", 1, "may signal the victim");
 }
 
 static void try_procmem(hostile *self) {
     char path[64];
-    snprintf(path, sizeof path, "/proc/%d/mem", (int)getppid());
+    snprintf(path, sizeof path, "/proc/%d/mem", (int)victim(self));
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) { report_errno(self, "procmem", errno); return; }
     close(fd);
-    report(self, "procmem", 1, "opened the host's memory");
+    report(self, "procmem", 1, "opened the victim's memory");
 }
 
 static void try_vmread(hostile *self) {
     char buf[8];
     struct iovec local = {buf, sizeof buf}, remote = {(void *)0x400000, sizeof buf};
-    ssize_t n = process_vm_readv(getppid(), &local, 1, &remote, 1, 0);
+    ssize_t n = process_vm_readv(victim(self), &local, 1, &remote, 1, 0);
     if (n < 0 && errno != EFAULT) { report_errno(self, "vmread", errno); return; }
-    report(self, "vmread", 1, "reached the host's memory");
+    report(self, "vmread", 1, "reached the victim's memory");
 }
 
 static void try_exec(hostile *self) {
@@ -254,6 +272,187 @@ static void try_abstract(hostile *self) {
     report(self, "abstract", 1, "connected to @kbhost-hostile-test");
 }
 
+/* KBHOST_HOME, three folders above the container, and a file in it. */
+static void home_file(hostile *self, char *path, size_t size, const char *name) {
+    snprintf(path, size, "%s/../../../%s", container(self), name);
+}
+
+static void report_ok(hostile *self, const char *what, const char *format, long value) {
+    char detail[256];
+    snprintf(detail, sizeof detail, format, value);
+    report(self, what, 1, detail);
+}
+
+/* Calls that name another process: each would hurt it (or the host) for real. */
+static void try_prlimit(hostile *self) {
+    struct rlimit none = {0, 0};  /* RLIMIT_FSIZE 0: SIGXFSZ at its next write */
+    if (prlimit(victim(self), RLIMIT_FSIZE, &none, NULL) < 0) { report_errno(self, "prlimit", errno); return; }
+    report_ok(self, "prlimit", "set RLIMIT_FSIZE of %ld to 0", victim(self));
+}
+static void try_renice(hostile *self) {
+    if (setpriority(PRIO_PROCESS, (id_t)victim(self), 19) < 0) { report_errno(self, "renice", errno); return; }
+    report_ok(self, "renice", "reniced %ld to 19", victim(self));
+}
+static void try_sched(hostile *self) {
+    struct sched_param param = {0};
+    if (sched_setscheduler(victim(self), SCHED_IDLE, &param) < 0) { report_errno(self, "sched", errno); return; }
+    report_ok(self, "sched", "put %ld on SCHED_IDLE", victim(self));
+}
+static void try_affinity(hostile *self) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(0, &set);
+    if (sched_setaffinity(victim(self), sizeof set, &set) < 0) { report_errno(self, "affinity", errno); return; }
+    report_ok(self, "affinity", "pinned %ld to CPU 0", victim(self));
+}
+static void try_ioprio(hostile *self) {
+    long prio = 3L << 13;  /* IOPRIO_CLASS_IDLE */
+    if (syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, victim(self), prio) < 0) { report_errno(self, "ioprio", errno); return; }
+    report_ok(self, "ioprio", "put %ld on idle I/O", victim(self));
+}
+static void try_setpgid(hostile *self) {
+    if (setpgid(0, victim(self)) < 0) { report_errno(self, "setpgid", errno); return; }
+    report_ok(self, "setpgid", "joined process group %ld", victim(self));
+}
+
+/* A pathname Unix socket: the daemon's control socket ($KBHOST_HOME/run/control
+   in the tests), asked to grant this keyboard open access; and a listener. */
+static void try_unix_socket(hostile *self, const char *what, const char *name, const char *message) {
+    char path[1200];
+    home_file(self, path, sizeof path, name);
+    struct stat st;
+    if (stat(path, &st) < 0) { report_errno(self, what, errno); return; }
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) { report_errno(self, what, errno); return; }
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) { int e = errno; close(fd); report_errno(self, what, e); return; }
+    ssize_t n = send(fd, message, strlen(message), MSG_NOSIGNAL);
+    close(fd);
+    report_ok(self, what, "connected and sent %ld bytes", (long)n);
+}
+static void try_daemon(hostile *self) {
+    char request[1400], home[1200];
+    home_file(self, home, sizeof home, "");
+    snprintf(request, sizeof request, "{\"argv\":[\"access\",\"dev.kbhost.Hostile\",\"on\"],\"home\":\"%s\"}\n", home);
+    try_unix_socket(self, "daemon", "run/control", request);
+}
+static void try_unix(hostile *self) { try_unix_socket(self, "unix", "listener.sock", "hostile"); }
+static void try_socketpair(hostile *self) {
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) < 0) { report_errno(self, "socketpair", errno); return; }
+    close(fds[0]); close(fds[1]);
+    report(self, "socketpair", 1, "made a socket pair");
+}
+
+/* SysV IPC the tests set up with key 0x6b62 ("kb"): a segment and a queue holding "secret". */
+static void try_shm(hostile *self) {
+    int id = shmget(0x6b62, 0, 0);
+    if (id < 0) { report_errno(self, "shm", errno); return; }
+    char *p = shmat(id, NULL, SHM_RDONLY);
+    if (p == (void *)-1) { report_errno(self, "shm", errno); return; }
+    char detail[64];
+    snprintf(detail, sizeof detail, "read \"%.6s\"", p);
+    shmdt(p);
+    report(self, "shm", 1, detail);
+}
+static void try_msgq(hostile *self) {
+    int id = msgget(0x6b62, 0);
+    if (id < 0) { report_errno(self, "msgq", errno); return; }
+    struct { long type; char text[16]; } m = {0};
+    if (msgrcv(id, &m, sizeof m.text, 0, IPC_NOWAIT | MSG_COPY) < 0 && msgrcv(id, &m, sizeof m.text, 0, IPC_NOWAIT) < 0) {
+        report_errno(self, "msgq", errno);
+        return;
+    }
+    char detail[64];
+    snprintf(detail, sizeof detail, "read \"%.6s\"", m.text);
+    report(self, "msgq", 1, detail);
+}
+
+/* Metadata outside its container. */
+static void try_chmod(hostile *self) {
+    char path[1200];
+    home_file(self, path, sizeof path, "settings.json");
+    if (chmod(path, 0) < 0) { report_errno(self, "chmod", errno); return; }
+    report(self, "chmod", 1, "made settings.json unreadable");
+}
+static void try_chmod_group(hostile *self) {
+    const char *dir = group_dir(self);
+    if (!dir || chmod(dir, 0777) < 0) { report_errno(self, "chmod-group", dir ? errno : ENOENT); return; }
+    report(self, "chmod-group", 1, "made its group folder 0777");
+}
+static void try_utime(hostile *self) {
+    const char *dir = group_dir(self);
+    if (!dir || utimensat(AT_FDCWD, dir, NULL, 0) < 0) { report_errno(self, "utime", dir ? errno : ENOENT); return; }
+    report(self, "utime", 1, "touched its group folder");
+}
+static void try_chown(hostile *self) {
+    if (fchownat(AT_FDCWD, container(self), getuid(), getgid(), 0) < 0) { report_errno(self, "chown", errno); return; }
+    report(self, "chown", 1, "chowned its container");
+}
+static void try_inotify(hostile *self) {
+    int fd = inotify_init1(IN_CLOEXEC);
+    if (fd < 0) { report_errno(self, "inotify", errno); return; }
+    char path[1200];
+    snprintf(path, sizeof path, "%s/../dev.kbhost.Calculator", container(self));
+    int w = inotify_add_watch(fd, path, IN_CREATE);
+    int e = errno;
+    close(fd);
+    if (w < 0) { report_errno(self, "inotify", e); return; }
+    report(self, "inotify", 1, "watches a neighbour's container");
+}
+
+/* Memory the budget would not see. */
+static void try_memfd(hostile *self) {
+    int fd = (int)syscall(SYS_memfd_create, "hostile", 0);
+    if (fd < 0) { report_errno(self, "memfd", errno); return; }
+    close(fd);
+    report(self, "memfd", 1, "made a memfd");
+}
+static void try_pipe(hostile *self) {
+    int fds[2];
+    if (pipe(fds) < 0) { report_errno(self, "pipe", errno); return; }
+    close(fds[0]); close(fds[1]);
+    report(self, "pipe", 1, "made a pipe");
+}
+static void try_hugepages(hostile *self) {
+    if (prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0) < 0) { report_errno(self, "hugepages", errno); return; }
+    report(self, "hugepages", 1, "turned transparent huge pages back on");
+}
+
+/* What it was given: its environment's names, its working directory, its descriptors, the processes it sees. */
+static void try_env(hostile *self) {
+    char names[1024] = "";
+    for (char **e = environ; *e; e++) {
+        size_t used = strlen(names);
+        const char *eq = strchr(*e, '=');
+        snprintf(names + used, sizeof names - used, "%s%.*s", used ? " " : "", (int)(eq ? eq - *e : (long)strlen(*e)), *e);
+    }
+    report(self, "env", 1, names);
+}
+static void try_cwd(hostile *self) {
+    char cwd[1024];
+    if (!getcwd(cwd, sizeof cwd)) { report_errno(self, "cwd", errno); return; }
+    report(self, "cwd", 1, cwd);
+}
+static void try_fds(hostile *self) {
+    char list[512] = "";
+    for (int fd = 0; fd < 256; fd++) {
+        if (fcntl(fd, F_GETFD) < 0) continue;
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%d", used ? " " : "", fd);
+    }
+    report(self, "fds", 1, list);
+}
+static void try_processes(hostile *self) {
+    DIR *d = opendir("/proc");
+    if (!d) { report_errno(self, "processes", errno); return; }
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) if (e->d_name[0] >= '0' && e->d_name[0] <= '9') n++;
+    closedir(d);
+    report_ok(self, "processes", "sees %ld", n);
+}
+
 /* An x32 system call (the x86-64 number with bit 30 set) reaches the kernel
    by another table than the one a filter for x86-64 checks: the filter must
    end the process. Only reached on x86-64. */
@@ -281,6 +480,14 @@ static const struct attempt {
     {"pasteboard", "pasteboard", try_pasteboard}, {"ptrace", "ptrace", try_ptrace}, {"signal", "signal", try_signal},
     {"procmem", "procmem", try_procmem}, {"vmread", "vmread", try_vmread}, {"abstract", "abstract", try_abstract},
     {"exec", "exec", try_exec}, {"fork", "fork", try_fork}, {"x32", "x32", try_x32},
+    {"prlimit", "prlimit", try_prlimit}, {"renice", "renice", try_renice}, {"sched", "sched", try_sched},
+    {"affinity", "affinity", try_affinity}, {"ioprio", "ioprio", try_ioprio}, {"setpgid", "setpgid", try_setpgid},
+    {"daemon", "daemon", try_daemon}, {"unix", "unix", try_unix}, {"socketpair", "socketpair", try_socketpair},
+    {"shm", "shm", try_shm}, {"msgq", "msgq", try_msgq}, {"chmod", "chmod", try_chmod},
+    {"chmod-group", "chmodGroup", try_chmod_group}, {"utime", "utime", try_utime}, {"chown", "chown", try_chown},
+    {"inotify", "inotify", try_inotify}, {"memfd", "memfd", try_memfd}, {"pipe", "pipe", try_pipe},
+    {"hugepages", "hugepages", try_hugepages}, {"env", "env", try_env}, {"cwd", "cwd", try_cwd},
+    {"fds", "fds", try_fds}, {"processes", "processes", try_processes},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])
 
@@ -301,8 +508,9 @@ static void view_did_load(hostile *self, const kbh_selector_v1 *cmd) {
         keys[i] = (kbh_key_spec_v1){.identifier = attempts[i].label, .label = attempts[i].label,
                                     .role = KBH_ROLE_FUNCTION, .action = attempts[i].selector};
     keys[ATTEMPTS] = (kbh_key_spec_v1){.label = "🌐", .role = KBH_ROLE_GLOBE, .action = "nextKeyboard"};
-    kbh_row_spec_v1 rows[] = {{keys, 6}, {keys + 6, 9}, {keys + 15, 5}, {keys + 20, (uint32_t)(ATTEMPTS - 20 + 1)}};
-    kbh_layout_v1 layout = {.display = "Each key tries one escape and types what happened.", .rows = rows, .row_count = 4};
+    kbh_row_spec_v1 rows[] = {{keys, 6}, {keys + 6, 9}, {keys + 15, 8}, {keys + 23, 9}, {keys + 32, 8},
+                              {keys + 40, (uint32_t)(ATTEMPTS - 40 + 1)}};
+    kbh_layout_v1 layout = {.display = "Each key tries one escape and types what happened.", .rows = rows, .row_count = 6};
     self->host->set_layout(self->host->ctx, &layout);
 }
 

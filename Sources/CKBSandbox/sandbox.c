@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -78,7 +80,7 @@ bool kbh_seccomp_available(void) {
     return syscall(SYS_seccomp, 2 /* SECCOMP_GET_ACTION_AVAIL */, 0, &action) == 0;
 }
 
-unsigned kbh_sandbox_available(void) {
+static unsigned kernel_mechanisms(void) {
     unsigned have = 0;
     if (kbh_seccomp_available()) have |= KBH_MECH_SECCOMP;
     int abi = kbh_landlock_abi();
@@ -86,6 +88,10 @@ unsigned kbh_sandbox_available(void) {
     if (abi >= 4) have |= KBH_MECH_LANDLOCK_NETWORK;
     if (abi >= 6) have |= KBH_MECH_LANDLOCK_SCOPE;
     return have;
+}
+
+unsigned kbh_sandbox_available(void) {
+    return kernel_mechanisms() | (kbh_namespaces_available() ? KBH_MECH_NAMESPACES : 0);
 }
 
 static uint64_t ll_fs_handled(int abi) {
@@ -114,20 +120,30 @@ static int ll_allow(int ruleset, const char *path, uint64_t access, uint64_t han
     return 0;
 }
 
+// What every keyboard may read: the system's libraries and a few files, and
+// the folder of every library already loaded (a toolchain outside /usr).
 struct lib_dirs {
-    char dirs[64][PATH_MAX];
+    char dirs[80][PATH_MAX];
+    const char *list[80];
     int count;
 };
 
+static void add_path(struct lib_dirs *d, const char *path) {
+    if (d->count >= 80) return;
+    for (int i = 0; i < d->count; i++) if (strcmp(d->dirs[i], path) == 0) return;
+    snprintf(d->dirs[d->count], PATH_MAX, "%s", path);
+    d->list[d->count] = d->dirs[d->count];
+    d->count++;
+}
+
 static void add_dir_of(struct lib_dirs *d, const char *file) {
-    if (!file || file[0] != '/' || d->count >= 64) return;
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", file);
+    if (!file || file[0] != '/') return;
+    char real[PATH_MAX], dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", realpath(file, real) ? real : file);
     char *slash = strrchr(dir, '/');
     if (!slash) return;
     if (slash == dir) slash[1] = 0; else *slash = 0;
-    for (int i = 0; i < d->count; i++) if (strcmp(d->dirs[i], dir) == 0) return;
-    snprintf(d->dirs[d->count++], PATH_MAX, "%s", dir);
+    add_path(d, dir);
 }
 
 static int collect_lib_dir(struct dl_phdr_info *info, size_t size, void *data) {
@@ -136,8 +152,21 @@ static int collect_lib_dir(struct dl_phdr_info *info, size_t size, void *data) {
     return 0;
 }
 
-static int install_landlock(const kbh_sandbox_request *q, int abi, bool want_net, bool want_scope,
-                            char *err, size_t size) {
+static struct lib_dirs *system_paths(void) {
+    struct lib_dirs *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    static const char *const fixed[] = { "/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache",
+                                         "/etc/localtime", "/sys/devices/system/cpu" };
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) add_path(d, fixed[i]);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) { exe[n] = 0; add_dir_of(d, exe); }
+    dl_iterate_phdr(collect_lib_dir, d);
+    return d;
+}
+
+static int install_landlock(const kbh_sandbox_request *q, const struct lib_dirs *libs, int abi, bool want_net,
+                            bool want_scope, char *err, size_t size) {
     struct ll_ruleset_attr attr = { .handled_access_fs = ll_fs_handled(abi) };
     if (want_net) attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
     if (want_scope) attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
@@ -152,21 +181,12 @@ static int install_landlock(const kbh_sandbox_request *q, int abi, bool want_net
     // The plugin's bundle and what the host listed (system data such as dictionaries).
     for (size_t i = 0; rc == 0 && i < q->read_path_count; i++) rc = ll_allow(ruleset, q->read_paths[i], ll_read, handled, err, size);
     // The system's libraries, and the folder of every library already loaded.
-    static const char *const system_paths[] = { "/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache",
-                                                "/etc/localtime", "/sys/devices/system/cpu", "/dev/urandom", "/dev/random", "/dev/zero" };
-    for (size_t i = 0; rc == 0 && i < sizeof system_paths / sizeof *system_paths; i++)
-        rc = ll_allow(ruleset, system_paths[i], ll_read, handled, err, size);
+    for (int i = 0; rc == 0 && i < libs->count; i++) rc = ll_allow(ruleset, libs->dirs[i], ll_read, handled, err, size);
+    static const char *const devices[] = { "/dev/urandom", "/dev/random", "/dev/zero" };
+    for (size_t i = 0; rc == 0 && i < sizeof devices / sizeof *devices; i++)
+        rc = ll_allow(ruleset, devices[i], ll_read, handled, err, size);
     if (rc == 0) rc = ll_allow(ruleset, "/dev/null", LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_TRUNCATE, handled, err, size);
     if (rc == 0) rc = ll_allow(ruleset, "/proc/self", LL_FS_READ_FILE | LL_FS_READ_DIR, handled, err, size);
-    struct lib_dirs *libs = calloc(1, sizeof *libs);
-    if (libs) {
-        char exe[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (n > 0) { exe[n] = 0; add_dir_of(libs, exe); }
-        dl_iterate_phdr(collect_lib_dir, libs);
-        for (int i = 0; rc == 0 && i < libs->count; i++) rc = ll_allow(ruleset, libs->dirs[i], ll_read, handled, err, size);
-        free(libs);
-    }
     // Its own container: everything. Its groups: read, and write with open access.
     if (rc == 0 && q->container && q->container[0]) rc = ll_allow(ruleset, q->container, handled, handled, err, size);
     for (size_t i = 0; rc == 0 && i < q->group_path_count; i++)
@@ -188,6 +208,18 @@ static int deny(scmp_filter_ctx ctx, uint32_t action, const char *name, unsigned
     for (unsigned i = 0; i < count && i < 3; i++) cmps[i] = va_arg(args, struct scmp_arg_cmp);
     va_end(args);
     return seccomp_rule_add_array(ctx, action, nr, count, cmps);
+}
+
+// Denies `name` unless its argument `arg` is 0 or `self`. A filter compares
+// one argument once per rule, so "not 0 and not self" is spelled as "above
+// self, or one of 1 … self-1" where self is small (in its PID namespace the
+// keyboard is pid 2); where it is not, only 0 is allowed.
+static int only_self(scmp_filter_ctx ctx, const char *name, unsigned arg, scmp_datum_t self) {
+    const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+    if (self > 16) return deny(ctx, eperm, name, 1, SCMP_CMP(arg, SCMP_CMP_NE, 0));
+    int rc = deny(ctx, eperm, name, 1, SCMP_CMP(arg, SCMP_CMP_GT, self));
+    for (scmp_datum_t v = 1; rc == 0 && v < self; v++) rc = deny(ctx, eperm, name, 1, SCMP_CMP(arg, SCMP_CMP_EQ, v));
+    return rc;
 }
 
 static int install_seccomp(const kbh_sandbox_request *q, char *err, size_t size) {
@@ -217,6 +249,18 @@ static int install_seccomp(const kbh_sandbox_request *q, char *err, size_t size)
         "init_module", "finit_module", "delete_module", "keyctl", "add_key", "request_key", "userfaultfd",
         "open_by_handle_at", "name_to_handle_at", "swapon", "swapoff", "reboot", "acct", "quotactl", "syslog",
         "lookup_dcookie", "iopl", "ioperm", "settimeofday", "clock_settime", "adjtimex", "clock_adjtime",
+        // Other processes' memory and process groups.
+        "migrate_pages", "move_pages", "setpgid", "setsid",
+        // Talking to processes outside: new Unix sockets, SysV IPC, POSIX message queues
+        // (the host's channel is inherited; TCP/UDP sockets are decided below).
+        "socketpair", "shmget", "shmat", "shmctl", "shmdt", "msgget", "msgsnd", "msgrcv", "msgctl",
+        "semget", "semop", "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive",
+        "mq_notify", "mq_getsetattr",
+        // Watching files it does not own; giving files away.
+        "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
+        "chown", "fchown", "lchown", "fchownat",
+        // Memory the budget would not see: memfd pages written and never mapped, pipe buffers.
+        "memfd_create", "memfd_secret", "pipe", "pipe2",
     };
     for (size_t i = 0; rc == 0 && i < sizeof never / sizeof *never; i++) rc = deny(ctx, eperm, never[i], 0);
     // clone3 answers ENOSYS so that the C library falls back to clone, whose flags a filter can see.
@@ -224,6 +268,22 @@ static int install_seccomp(const kbh_sandbox_request *q, char *err, size_t size)
     if (rc == 0) rc = deny(ctx, eperm, "clone", 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
     // Signals only to itself.
     scmp_datum_t self = (scmp_datum_t)getpid();
+    // Calls that name a process: only the keyboard itself (0 or its pid), as
+    // Chromium's baseline policy restricts them.
+    static const struct { const char *name; unsigned arg; } targets[] = {
+        {"prlimit64", 0}, {"sched_setscheduler", 0}, {"sched_setparam", 0}, {"sched_setaffinity", 0},
+        {"sched_setattr", 0}, {"sched_getscheduler", 0}, {"sched_getparam", 0}, {"sched_getaffinity", 0},
+        {"sched_getattr", 0}, {"sched_rr_get_interval", 0}, {"get_robust_list", 0},
+        {"setpriority", 1}, {"getpriority", 1}, {"ioprio_set", 1}, {"ioprio_get", 1},
+    };
+    for (size_t i = 0; rc == 0 && i < sizeof targets / sizeof *targets; i++) rc = only_self(ctx, targets[i].name, targets[i].arg, self);
+    if (rc == 0) rc = deny(ctx, eperm, "setpriority", 1, SCMP_A0(SCMP_CMP_NE, PRIO_PROCESS));
+    if (rc == 0) rc = deny(ctx, eperm, "getpriority", 1, SCMP_A0(SCMP_CMP_NE, PRIO_PROCESS));
+    if (rc == 0) rc = deny(ctx, eperm, "ioprio_set", 1, SCMP_A0(SCMP_CMP_NE, 1 /* IOPRIO_WHO_PROCESS */));
+    if (rc == 0) rc = deny(ctx, eperm, "ioprio_get", 1, SCMP_A0(SCMP_CMP_NE, 1 /* IOPRIO_WHO_PROCESS */));
+    // Transparent huge pages stay off (they let memory outrun the governor's samples), and no hugetlb.
+    if (rc == 0) rc = deny(ctx, eperm, "prctl", 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_THP_DISABLE));
+    if (rc == 0) rc = deny(ctx, eperm, "mmap", 1, SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_HUGETLB, MAP_HUGETLB));
     if (rc == 0) rc = deny(ctx, eperm, "kill", 1, SCMP_A0(SCMP_CMP_NE, self));
     if (rc == 0) rc = deny(ctx, eperm, "tgkill", 1, SCMP_A0(SCMP_CMP_NE, self));
     if (rc == 0) rc = deny(ctx, eperm, "rt_sigqueueinfo", 1, SCMP_A0(SCMP_CMP_NE, self));
@@ -235,11 +295,11 @@ static int install_seccomp(const kbh_sandbox_request *q, char *err, size_t size)
     if (q->open_access) {
         if (rc == 0) rc = deny(ctx, eperm, "socket", 1, SCMP_A0(SCMP_CMP_GT, AF_INET6));
         for (int family = AF_UNSPEC; rc == 0 && family < AF_INET6; family++)
-            if (family != AF_UNIX && family != AF_INET) rc = deny(ctx, eperm, "socket", 1, SCMP_A0(SCMP_CMP_EQ, family));
+            if (family != AF_INET) rc = deny(ctx, eperm, "socket", 1, SCMP_A0(SCMP_CMP_EQ, family));
         if (rc == 0) rc = deny(ctx, eperm, "socket", 2, SCMP_A0(SCMP_CMP_EQ, AF_INET), SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW));
         if (rc == 0) rc = deny(ctx, eperm, "socket", 2, SCMP_A0(SCMP_CMP_EQ, AF_INET6), SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW));
     } else {
-        if (rc == 0) rc = deny(ctx, eperm, "socket", 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+        if (rc == 0) rc = deny(ctx, eperm, "socket", 0);
     }
     if (rc == 0) rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
     if (rc != 0) {
@@ -285,19 +345,20 @@ static int thread_count(void) {
     return n;
 }
 
-static const char *mechanism_name(unsigned m) {
+const char *kbh_mechanism_name(unsigned m) {
     switch (m) {
     case KBH_MECH_SECCOMP: return "seccomp";
     case KBH_MECH_LANDLOCK: return "landlock";
     case KBH_MECH_LANDLOCK_NETWORK: return "landlock-network";
     case KBH_MECH_LANDLOCK_SCOPE: return "landlock-scope";
+    case KBH_MECH_NAMESPACES: return "namespaces";
     default: return "?";
     }
 }
 
 unsigned kbh_mechanism_named(const char *name) {
-    for (unsigned m = 1; m <= KBH_MECH_LANDLOCK_SCOPE; m <<= 1)
-        if (name && strcmp(name, mechanism_name(m)) == 0) return m;
+    for (unsigned m = 1; m <= KBH_MECH_LAST; m <<= 1)
+        if (name && strcmp(name, kbh_mechanism_name(m)) == 0) return m;
     return 0;
 }
 
@@ -307,6 +368,7 @@ static const char *mechanism_need(unsigned m) {
     case KBH_MECH_LANDLOCK: return "Landlock (CONFIG_SECURITY_LANDLOCK, and landlock in the lsm= list)";
     case KBH_MECH_LANDLOCK_NETWORK: return "Landlock's TCP rules (Landlock ABI 4, Linux 6.7)";
     case KBH_MECH_LANDLOCK_SCOPE: return "Landlock's scoping of signals and abstract sockets (Landlock ABI 6, Linux 6.12)";
+    case KBH_MECH_NAMESPACES: return "unprivileged user namespaces (with mount, PID, IPC, UTS and network namespaces in them)";
     default: return "?";
     }
 }
@@ -314,16 +376,18 @@ static const char *mechanism_need(unsigned m) {
 int kbh_sandbox_apply(const kbh_sandbox_request *q, unsigned *skipped, char *err, size_t size) {
     if (skipped) *skipped = 0;
     int abi = kbh_landlock_abi();
-    unsigned have = kbh_sandbox_available() & ~q->pretend_missing;
+    unsigned have = (kernel_mechanisms() | (q->namespaced ? KBH_MECH_NAMESPACES : 0)) & ~q->pretend_missing;
     if (!(have & KBH_MECH_LANDLOCK)) have &= ~(KBH_MECH_LANDLOCK_NETWORK | KBH_MECH_LANDLOCK_SCOPE);
-    unsigned needed = KBH_MECH_SECCOMP | KBH_MECH_LANDLOCK | KBH_MECH_LANDLOCK_SCOPE;
+    unsigned needed = KBH_MECH_SECCOMP | KBH_MECH_LANDLOCK | KBH_MECH_LANDLOCK_SCOPE | KBH_MECH_NAMESPACES;
     if (!q->open_access) needed |= KBH_MECH_LANDLOCK_NETWORK;  // with open access TCP is open anyway
-    for (unsigned m = 1; m <= KBH_MECH_LANDLOCK_SCOPE; m <<= 1) {
+    for (unsigned m = 1; m <= KBH_MECH_LAST; m <<= 1) {
         if (!(needed & m) || (have & m)) continue;
         if (!(q->allow_missing & m)) {
-            say(err, size, "this kernel lacks %s, which kbhost's sandbox needs (protection '%s'); "
+            const char *why = m == KBH_MECH_NAMESPACES && q->namespace_error ? q->namespace_error : NULL;
+            say(err, size, "this kernel lacks %s%s%s%s, which kbhost's sandbox needs (protection '%s'); "
                 "the keyboard was not started. To run it without that protection: kbhost protection ID allow %s",
-                mechanism_need(m), mechanism_name(m), mechanism_name(m));
+                mechanism_need(m), why ? " (" : "", why ? why : "", why ? ")" : "",
+                kbh_mechanism_name(m), kbh_mechanism_name(m));
             return -1;
         }
         if (skipped) *skipped |= m;
@@ -333,17 +397,27 @@ int kbh_sandbox_apply(const kbh_sandbox_request *q, unsigned *skipped, char *err
         say(err, size, "sandbox: the extension process already has %d threads; Landlock would restrict only one", threads);
         return -1;
     }
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-        say(err, size, "sandbox: PR_SET_NO_NEW_PRIVS failed: %s", strerror(errno));
+    struct lib_dirs *libs = system_paths();
+    if (!libs) {
+        say(err, size, "sandbox: out of memory");
         return -1;
     }
-    if (drop_capabilities(err, size) < 0) return -1;
-    if (have & KBH_MECH_LANDLOCK) {
-        if (install_landlock(q, abi, !q->open_access && (have & KBH_MECH_LANDLOCK_NETWORK),
-                             (have & KBH_MECH_LANDLOCK_SCOPE) != 0, err, size) < 0) return -1;
+    int rc = 0;
+    if (have & KBH_MECH_NAMESPACES) rc = kbh_isolate_filesystem(q, libs->list, (size_t)libs->count, err, size);
+    // Huge pages let memory outrun the governor's samples (18.7 MiB over a budget was seen): none.
+    if (rc == 0 && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) < 0) {
+        say(err, size, "sandbox: cannot turn transparent huge pages off: %s", strerror(errno));
+        rc = -1;
     }
-    if (have & KBH_MECH_SECCOMP) {
-        if (install_seccomp(q, err, size) < 0) return -1;
+    if (rc == 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+        say(err, size, "sandbox: PR_SET_NO_NEW_PRIVS failed: %s", strerror(errno));
+        rc = -1;
     }
-    return 0;
+    if (rc == 0) rc = drop_capabilities(err, size);
+    if (rc == 0 && (have & KBH_MECH_LANDLOCK))
+        rc = install_landlock(q, libs, abi, !q->open_access && (have & KBH_MECH_LANDLOCK_NETWORK),
+                              (have & KBH_MECH_LANDLOCK_SCOPE) != 0, err, size);
+    free(libs);
+    if (rc == 0 && (have & KBH_MECH_SECCOMP)) rc = install_seccomp(q, err, size);
+    return rc;
 }

@@ -17,8 +17,10 @@ public final class ExtensionProcess {
         public var launchDeadlineMilliseconds = 1000
         /// Each delivered event must be answered within this.
         public var eventDeadlineMilliseconds = 2500
-        /// Extra environment for the worker (KEY=VALUE).
+        /// Extra environment for the worker (KEY=VALUE), on top of the fixed one.
         public var environment: [String] = []
+        /// Start the worker in namespaces of its own (false only for measurements: `kbhost-bench`).
+        public var isolate = true
         /// The memory budget the governor enforces (footprint: anonymous + shared memory + swap);
         /// nil: not watched (RLIMIT_DATA remains the backstop).
         public var memoryBudgetBytes: Int?
@@ -27,7 +29,13 @@ public final class ExtensionProcess {
     }
 
     public let keyboardID: String
-    public let pid: pid_t
+    /// The keyboard's process: the one that loads the plugin, whose memory the governor watches.
+    public private(set) var pid: pid_t
+    /// The process the host spawned: the keyboard's process itself, or, in
+    /// namespaces, the launcher that ends as it ends (see CKBSandbox/isolation.c).
+    private let spawnedPID: pid_t
+    /// A pidfd of the keyboard's process when it is not the spawned one.
+    private var keyboardPidfd: Int32
     public let configuration: Configuration
     private let socket: Int32
     private let pidfd: Int32
@@ -69,7 +77,7 @@ public final class ExtensionProcess {
         let arguments = [configuration.workerPath,
                          "--data-limit", String(configuration.dataLimitBytes),
                          "--stack-limit", String(configuration.stackLimitBytes),
-                         "--parent", String(getpid())]
+                         "--parent", String(getpid())] + (configuration.isolate ? [] : ["--no-isolate"])
         let spawned: pid_t
         do {
             spawned = try Spawn.spawn(path: configuration.workerPath, arguments: arguments,
@@ -81,7 +89,9 @@ public final class ExtensionProcess {
         }
         Sys.close(childEnd)
         Sys.close(outWrite)
-        pid = spawned
+        spawnedPID = spawned
+        pid = spawned  // until the handshake names the keyboard's process
+        keyboardPidfd = -1
         socket = hostEnd
         output = outRead
         do {
@@ -93,39 +103,55 @@ public final class ExtensionProcess {
             Sys.close(hostEnd); Sys.close(outRead)
             throw failure("\(error)")
         }
-        if let budget = configuration.memoryBudgetBytes {
-            Governor.shared.watch(pid: spawned, pidfd: pidfd, budget: budget)
-        }
         // An exit wakes a waiting receive at once, whoever else holds the channel.
         let channel = hostEnd
         ExitWatcher.shared.watch(pidfd: pidfd) { _ = Glibc.shutdown(channel, Int32(SHUT_RDWR)) }
 
         let reply = try request(.hello(protocolVersion: WireVersion.protocolVersion, abiVersion: WireVersion.abiVersion),
                                 phase: "launch", deadlineMilliseconds: configuration.launchDeadlineMilliseconds)
-        guard case .hello(let p, let a, _) = reply, p == WireVersion.protocolVersion, a == WireVersion.abiVersion else {
+        guard case .hello(let p, let a, let keyboardPID) = reply, p == WireVersion.protocolVersion, a == WireVersion.abiVersion else {
             let text = if case .hello(let p, let a, _) = reply {
                 "worker speaks protocol \(p) / ABI \(a); this host speaks protocol \(WireVersion.protocolVersion) / ABI \(WireVersion.abiVersion)"
             } else { "the worker's first reply was not a hello" }
             throw end(phase: "launch", .protocolViolation(text))
         }
+        // In namespaces the keyboard's process is the launcher's grandchild: watch that one.
+        if keyboardPID != spawned {
+            guard keyboardPID > 0, let fd = try? Sys.pidfdOpen(keyboardPID) else {
+                throw end(phase: "launch", .protocolViolation("the worker named no keyboard process it could be watched through (pid \(keyboardPID))"))
+            }
+            pid = keyboardPID
+            keyboardPidfd = fd
+        }
+        if let budget = configuration.memoryBudgetBytes {
+            Governor.shared.watch(pid: pid, pidfd: keyboardPidfd >= 0 ? keyboardPidfd : pidfd, budget: budget)
+        }
     }
 
-    /// The host's environment, minus the Swift backtracer (a crashing keyboard
-    /// must die at once, as on iOS, not spend seconds and megabytes on a report).
+    /// A fixed, minimal environment: nothing of the user's (secrets in
+    /// variables included) reaches a keyboard. The worker sets HOME and TMPDIR
+    /// to its container. No Swift backtracer: a crashing keyboard must die at
+    /// once, as on iOS, not spend seconds and megabytes on a report.
     static func workerEnvironment(_ extra: [String]) -> [String] {
-        Spawn.currentEnvironment().filter { !$0.hasPrefix("SWIFT_BACKTRACE=") } + ["SWIFT_BACKTRACE=enable=no"] + extra
+        var environment = ["PATH=/usr/bin:/bin", "LANG=C.UTF-8", "SWIFT_BACKTRACE=enable=no"]
+        // The tests' and `kbhost doctor`'s way to play a kernel without some protection.
+        if let pretend = getenv("KBHOST_SANDBOX_PRETEND_MISSING") {
+            environment.append("KBHOST_SANDBOX_PRETEND_MISSING=" + String(cString: pretend))
+        }
+        return environment + extra
     }
 
     deinit {
         ExitWatcher.shared.unwatch(pidfd: pidfd)
         Governor.shared.unwatch(pid: pid)
         if termination == nil {
-            Glibc.kill(-pid, SIGKILL)  // anything the keyboard forked goes with it (not after reaping: the pid may be reused)
+            Glibc.kill(-spawnedPID, SIGKILL)  // anything the keyboard forked goes with it (not after reaping: the pid may be reused)
             _ = try? Sys.pidfdSendSignal(pidfd, SIGKILL)
             _ = try? Sys.reap(pidfd: pidfd, wait: true)
         }
         Sys.close(socket)
         Sys.close(pidfd)
+        Sys.close(keyboardPidfd)
         Sys.close(output)
     }
 
@@ -231,9 +257,10 @@ public final class ExtensionProcess {
     /// forked survives it), then reap.
     public func kill() {
         guard termination == nil else { return }  // reaped: its pid (and group id) may be reused
-        Glibc.kill(-pid, SIGKILL)
+        Glibc.kill(-spawnedPID, SIGKILL)
         _ = try? Sys.pidfdSendSignal(pidfd, SIGKILL)
         termination = (try? Sys.reap(pidfd: pidfd, wait: true)) ?? .signaled(SIGKILL)
+        awaitKeyboardProcess()
         drainOutput()
     }
 
@@ -249,7 +276,8 @@ public final class ExtensionProcess {
             }
             if let ended = try? Sys.reap(pidfd: pidfd, wait: false) {
                 termination = ended
-                Glibc.kill(-pid, SIGKILL)  // what it forked dies with it
+                Glibc.kill(-spawnedPID, SIGKILL)  // what it forked dies with it
+                awaitKeyboardProcess()
             } else {
                 kill()
             }
@@ -265,6 +293,15 @@ public final class ExtensionProcess {
         drainOutput()
         return KeyboardFailure(keyboardID: keyboardID, phase: phase(), reason: finalReason,
                                stderrTail: String(decoding: outputTail, as: UTF8.self))
+    }
+
+    /// The launcher is reaped; the keyboard's process (its grandchild) is
+    /// ending with it. Wait, briefly, until it has.
+    private func awaitKeyboardProcess() {
+        guard keyboardPidfd >= 0 else { return }
+        _ = try? Sys.pidfdSendSignal(keyboardPidfd, SIGKILL)
+        var fds = [pollfd(fd: keyboardPidfd, events: Int16(POLLIN), revents: 0)]
+        _ = try? Sys.poll(&fds, timeoutMilliseconds: 1000)
     }
 
     private func drainOutput() {

@@ -105,6 +105,8 @@ public final class KeyboardSession {
             throw KeyboardFailure(keyboardID: keyboard.identifier, phase: "launch",
                                   reason: .spawnFailed("cannot prepare its containers: \(error)"))
         }
+        var configuration = configuration
+        configuration.isolate = configuration.isolate && access.sandboxed
         process = try ExtensionProcess(keyboardID: keyboard.identifier, configuration: configuration)
         cutWindow()
         refreshPasteboard()

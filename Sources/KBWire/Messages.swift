@@ -63,6 +63,7 @@ public struct SandboxSpec: Hashable, Sendable {
         case landlock                  // the filesystem rules
         case landlockNetwork = "landlock-network"  // TCP bind/connect rules (Landlock ABI 4)
         case landlockScope = "landlock-scope"      // abstract sockets and signals (Landlock ABI 6)
+        case namespaces                // user, mount, PID, IPC, UTS and network namespaces
     }
 
     /// Whether to install the sandbox at all (false only for measurements and debugging).

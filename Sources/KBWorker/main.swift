@@ -3,7 +3,7 @@
 // libffi. It imports no Foundation, so nearly all of the budget is the keyboard's.
 //
 // Usage (the host starts it; not for people): kbhost-worker [--data-limit BYTES]
-//     [--stack-limit BYTES] [--parent PID]
+//     [--stack-limit BYTES] [--parent PID] [--no-isolate]
 import CKBSandbox
 import CKBShims
 import Glibc
@@ -18,10 +18,18 @@ struct WorkerOptions {
     var stackLimit: UInt64 = 2 << 20
     var threadStack = 256 << 10
     var parent: Int32 = 0
+    /// Enter namespaces of its own at start (off only for measurements: `kbhost-bench`).
+    var isolate = true
 
     init(_ arguments: [String]) {
         var i = 1
-        while i + 1 < arguments.count {
+        while i < arguments.count {
+            if arguments[i] == "--no-isolate" {
+                isolate = false
+                i += 1
+                continue
+            }
+            guard i + 1 < arguments.count else { break }
             let value = arguments[i + 1]
             switch arguments[i] {
             case "--data-limit": dataLimit = UInt64(value) ?? dataLimit
@@ -48,10 +56,40 @@ func applyLimits(_ options: WorkerOptions) {
         try Sys.setResourceLimit(Int32(RLIMIT_DATA.rawValue), soft: options.dataLimit, hard: options.dataLimit)
         try Sys.setResourceLimit(Int32(RLIMIT_STACK.rawValue), soft: options.stackLimit, hard: options.stackLimit)
         try Sys.setDefaultThreadStackSize(options.threadStack)
+        // Few descriptors: each socket can hold buffers the budget does not see.
+        try Sys.setResourceLimit(Int32(RLIMIT_NOFILE.rawValue), soft: 256, hard: 256)
     } catch {
         fail("cannot apply limits: \(error)")
     }
 }
+
+/// How the process was isolated at start: in its namespaces, or why not.
+enum Isolation {
+    case namespaced
+    case without(String)
+
+    nonisolated(unsafe) static var current = Isolation.without("not requested")
+}
+
+/// Namespaces before anything else: only the keyboard's process returns from
+/// here (the launcher and the namespace's init stay behind; see isolation.c).
+func isolate(_ options: WorkerOptions) {
+    guard options.isolate else { return }
+    if pretendMissing.contains("namespaces") {
+        Isolation.current = .without("KBHOST_SANDBOX_PRETEND_MISSING")
+        return
+    }
+    var message = [CChar](repeating: 0, count: 512)
+    switch kbh_isolate_start(&message, message.count) {
+    case 0: Isolation.current = .namespaced
+    case 1: Isolation.current = .without(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    default: fail(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+}
+
+/// For tests and `kbhost doctor`: behave as on a kernel without these protections.
+let pretendMissing: [String] = getenv("KBHOST_SANDBOX_PRETEND_MISSING")
+    .map { String(cString: $0).split(separator: ",").map(String.init) } ?? []
 
 /// The host end of the socketpair: blocking reads of whole frames, one write per reply.
 struct Channel {
@@ -96,7 +134,7 @@ struct Worker {
         guard p == WireVersion.protocolVersion, a == WireVersion.abiVersion else {
             finish(WorkerFailure(.handshake, "host speaks protocol \(p) / ABI \(a); this worker speaks protocol \(WireVersion.protocolVersion) / ABI \(WireVersion.abiVersion)"))
         }
-        channel.send(.hello(protocolVersion: WireVersion.protocolVersion, abiVersion: WireVersion.abiVersion, pid: getpid()))
+        channel.send(.hello(protocolVersion: WireVersion.protocolVersion, abiVersion: WireVersion.abiVersion, pid: kbh_host_pid()))
 
         while let message = channel.receive() {
             do throws(WorkerFailure) {
@@ -131,14 +169,19 @@ func installSandbox(_ spec: SandboxSpec) throws(WorkerFailure) {
     }
     guard spec.enabled else { return }
     func mask(_ names: [String]) -> UInt32 { names.reduce(0) { $0 | kbh_mechanism_named($1) } }
-    // For tests and `kbhost doctor`: behave as on a kernel without these.
-    let pretend = getenv("KBHOST_SANDBOX_PRETEND_MISSING").map { String(cString: $0).split(separator: ",").map(String.init) } ?? []
     let reads = spec.readPaths.map { strdup($0) }
     let groups = spec.groups.map { strdup($0.path) }
     let container = strdup(spec.containerPath)
+    let namespaced: Bool
+    let whyNot: UnsafeMutablePointer<CChar>?
+    switch Isolation.current {
+    case .namespaced: (namespaced, whyNot) = (true, nil)
+    case .without(let reason): (namespaced, whyNot) = (false, strdup(reason))
+    }
     defer {
         for p in reads + groups { free(p) }
         free(container)
+        free(whyNot)
     }
     var skipped: UInt32 = 0
     var message = [CChar](repeating: 0, count: 1024)
@@ -148,7 +191,8 @@ func installSandbox(_ spec: SandboxSpec) throws(WorkerFailure) {
                                               read_paths: readBuffer.baseAddress, read_path_count: readBuffer.count,
                                               container: UnsafePointer(container),
                                               group_paths: groupBuffer.baseAddress, group_path_count: groupBuffer.count,
-                                              allow_missing: mask(spec.allowMissing), pretend_missing: mask(pretend))
+                                              allow_missing: mask(spec.allowMissing), pretend_missing: mask(pretendMissing),
+                                              namespaced: namespaced, namespace_error: UnsafePointer(whyNot))
             return kbh_sandbox_apply(&request, &skipped, &message, message.count)
         }
     }
@@ -164,7 +208,9 @@ func installSandbox(_ spec: SandboxSpec) throws(WorkerFailure) {
 }
 
 func main() -> Never {
-    applyLimits(WorkerOptions(CommandLine.arguments))
+    let options = WorkerOptions(CommandLine.arguments)
+    applyLimits(options)
+    isolate(options)
     var worker = Worker()
     worker.run()
 }

@@ -1,6 +1,7 @@
 /*
- * The extension process's sandbox: seccomp (through libseccomp) and Landlock,
- * installed before the plugin is loaded. Only kbhost-worker links this.
+ * The extension process's sandbox: namespaces (user, mount, PID, IPC, UTS and
+ * network), seccomp (through libseccomp) and Landlock, installed before the
+ * plugin is loaded. Only kbhost-worker links this.
  */
 #ifndef KBH_SANDBOX_H
 #define KBH_SANDBOX_H
@@ -14,6 +15,8 @@ enum {
     KBH_MECH_LANDLOCK = 2,         /* filesystem rules (Landlock ABI 1) */
     KBH_MECH_LANDLOCK_NETWORK = 4, /* TCP bind/connect rules (Landlock ABI 4) */
     KBH_MECH_LANDLOCK_SCOPE = 8,   /* abstract sockets and signals (Landlock ABI 6) */
+    KBH_MECH_NAMESPACES = 16,      /* unprivileged user namespaces, and mount/PID/IPC/UTS/network ones in them */
+    KBH_MECH_LAST = KBH_MECH_NAMESPACES,
 };
 
 typedef struct kbh_sandbox_request {
@@ -25,11 +28,16 @@ typedef struct kbh_sandbox_request {
     size_t group_path_count;
     unsigned allow_missing;           /* KBH_MECH_* the user allowed to be missing */
     unsigned pretend_missing;         /* KBH_MECH_* to treat as missing (tests, doctor) */
+    bool namespaced;                  /* kbh_isolate_start succeeded in this process */
+    const char *namespace_error;      /* else why not (for the message), or NULL */
 } kbh_sandbox_request;
 
 /* The KBH_MECH_* bit of a protection's name ("seccomp", "landlock",
    "landlock-network", "landlock-scope"); 0 for an unknown name. */
 unsigned kbh_mechanism_named(const char *name);
+
+/* The name of a KBH_MECH_* bit ("seccomp", …, "namespaces"). */
+const char *kbh_mechanism_name(unsigned mechanism);
 
 /* The Landlock ABI this kernel offers; 0 when it has none (or it is disabled). */
 int kbh_landlock_abi(void);
@@ -38,8 +46,28 @@ bool kbh_seccomp_available(void);
 /* The mechanisms this kernel has (KBH_MECH_* bits). */
 unsigned kbh_sandbox_available(void);
 
+/* Whether this kernel lets an unprivileged process make the namespaces
+   (tried in a short-lived child). */
+bool kbh_namespaces_available(void);
+
+/* At the worker's start, before anything else: enters new user, mount, PID,
+   IPC and UTS namespaces and forks so that the caller continues as pid 2 of
+   the new PID namespace (see isolation.c). Only the keyboard's process
+   returns: 0, or 1 when the kernel refused the namespaces (err says why; the
+   process goes on without them), or -1 on another failure. */
+int kbh_isolate_start(char *err, size_t err_size);
+
+/* In the namespaces: builds the root the keyboard sees and pivots into it (called by kbh_sandbox_apply). */
+int kbh_isolate_filesystem(const kbh_sandbox_request *request, const char *const *system_paths, size_t system_count,
+                           char *err, size_t err_size);
+
+/* This process's pid as the host sees it (call before the filesystem is isolated). */
+int kbh_host_pid(void);
+
 /* Installs everything the request asks for, in the calling process, for
-   good: no_new_privs, capabilities dropped, Landlock, then seccomp.
+   good: in the namespaces, a root that shows only what the request lists
+   (and no network without open access); then no_new_privs, no transparent
+   huge pages, capabilities dropped, Landlock, then seccomp.
    Returns 0, or -1 with a sentence in err (naming the mechanism that is
    missing or failed). *skipped receives the mechanisms that were missing
    but allowed. */
