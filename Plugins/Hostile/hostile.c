@@ -325,7 +325,8 @@ static void try_unix_socket(hostile *self, const char *what, const char *name, c
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) { report_errno(self, what, errno); return; }
     struct sockaddr_un a = {.sun_family = AF_UNIX};
-    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    char real[1200];
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", realpath(path, real) ? real : path);  /* sun_path is short */
     if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) { int e = errno; close(fd); report_errno(self, what, e); return; }
     ssize_t n = send(fd, message, strlen(message), MSG_NOSIGNAL);
     close(fd);

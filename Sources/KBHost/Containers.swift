@@ -99,6 +99,17 @@ public struct KeyboardAccess: Sendable {
         if let home {
             let containers = Containers(home: home)
             try containers.prepare(for: keyboard.manifest)
+            // A folder the keyboard may read must not hold the settings and every container.
+            let real = { (path: String) -> String in
+                guard let p = realpath(path, nil) else { return path }
+                defer { free(p) }
+                return String(cString: p)
+            }
+            let settings = real(home)
+            if let wide = spec.readPaths.first(where: { settings == real($0) || settings.hasPrefix(real($0) + "/") }) {
+                throw SystemError("the keyboard's folder \(wide) holds kbhost's settings folder \(home), which the keyboard would "
+                                  + "then read; keep KBHOST_HOME outside keyboards' bundles and build folders", errno: EPERM)
+            }
             spec.containerPath = containers.keyboard(keyboard.identifier)
             spec.groups = keyboard.manifest.applicationGroups.map { GroupContainer(name: $0, path: containers.group($0)) }
         }

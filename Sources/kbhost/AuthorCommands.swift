@@ -437,11 +437,16 @@ struct Doctor: ParsableCommand {
             (.seccomp, "seccomp filters"), (.landlock, "Landlock filesystem rules"),
             (.landlockNetwork, "Landlock TCP rules (ABI 4, Linux 6.7)"),
             (.landlockScope, "Landlock signal and abstract-socket scoping (ABI 6, Linux 6.12)"),
+            (.namespaces, "unprivileged user namespaces, with mount, PID, IPC, UTS and network namespaces in them"),
         ]
         for (m, what) in needs {
+            let fix = m == .namespaces
+                ? "allow unprivileged user namespaces (sysctl user.max_user_namespaces > 0; on Ubuntu, "
+                  + "kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for kbhost-worker); "
+                  + "or, per keyboard: kbhost protection ID allow namespaces"
+                : "a newer kernel (with Landlock in lsm=); or, per keyboard: kbhost protection ID allow \(m.rawValue)"
             check("sandbox: \(m.rawValue)", kernel.available[m.rawValue] ?? false,
-                  m == .landlock ? "\(what), Landlock ABI \(kernel.landlockABI)" : what,
-                  fix: "a newer kernel (with Landlock in lsm=); or, per keyboard: kbhost protection ID allow \(m.rawValue)")
+                  m == .landlock ? "\(what), Landlock ABI \(kernel.landlockABI)" : what, fix: fix)
         }
         var pidfdOK = false
         if let fd = try? Sys.pidfdOpen(getpid()) { pidfdOK = true; Sys.close(fd) }

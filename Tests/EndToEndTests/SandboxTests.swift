@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import KBHost
+import KBSystem
+import KBText
 import Testing
 
 /// Listeners on the host's side of every escape the hostile keyboard tries
@@ -64,90 +66,324 @@ final class Listeners {
     }
 }
 
+/// Real targets outside the keyboard, set up before each attempt: a victim
+/// process of the same user, a neighbour's container with a secret,
+/// settings.json, the daemon on its control socket, a listener on a pathname
+/// socket, a SysV segment and message queue holding "secret".
+final class Scene {
+    let world: World
+    let listeners: Listeners
+    let victim: pid_t
+    let daemon: Process
+    let pathListener: Int32
+    let shmID: Int32, msgID: Int32
+    static let ipcKey: key_t = 0x6b62
+
+    var env: [String: String] {
+        ["KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory ?? "", "KBHOST_RUNTIME_DIR": world.home + "/run",
+         "KBHOST_TEST_SECRET": "hunter2"]
+    }
+    var settings: String { world.home + "/settings.json" }
+    var neighbour: String { world.home + "/Containers/Keyboards/dev.kbhost.Calculator" }
+    var prefix: String { "port \(listeners.port) victim \(victim) " }
+
+    init() throws {
+        world = try World()
+        try FileManager.default.createDirectory(atPath: world.home + "/Containers/Keyboards/dev.kbhost.Calculator",
+                                                withIntermediateDirectories: true)
+        try Data("secret".utf8).write(to: URL(fileURLWithPath: world.home + "/Containers/Keyboards/dev.kbhost.Calculator/notes"))
+        listeners = try Listeners()
+        victim = try Spawn.spawn(path: "/bin/sleep", arguments: ["sleep", "120"], environment: [], files: [])
+        // The pathname listener, in KBHOST_HOME.
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        var u = sockaddr_un()
+        u.sun_family = sa_family_t(AF_UNIX)
+        let path = Array((world.home + "/listener.sock").utf8)
+        try FileManager.default.createDirectory(atPath: world.home, withIntermediateDirectories: true)
+        withUnsafeMutableBytes(of: &u.sun_path) { p in for (i, b) in path.enumerated() { p[i] = b } }
+        try Listeners.check(withUnsafePointer(to: &u) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } })
+        try Listeners.check(listen(fd, 4))
+        pathListener = fd
+        // SysV IPC of this user, holding a secret.
+        let shm = shmget(Scene.ipcKey, 4096, IPC_CREAT | 0o600)
+        let msg = msgget(Scene.ipcKey, IPC_CREAT | 0o600)
+        try Listeners.check(shm >= 0 && msg >= 0 ? 0 : -1)
+        if let p = shmat(shm, nil, 0), p != UnsafeMutableRawPointer(bitPattern: -1) {
+            _ = "secret".withCString { strcpy(p.assumingMemoryBound(to: CChar.self), $0) }
+            shmdt(p)
+        }
+        var message = (Int(1), (UInt8(ascii: "s"), UInt8(ascii: "e"), UInt8(ascii: "c"), UInt8(ascii: "r"), UInt8(ascii: "e"), UInt8(ascii: "t")))
+        try Listeners.check(msgsnd(msg, &message, 6, IPC_NOWAIT))
+        shmID = shm
+        msgID = msg
+        // settings.json, and the daemon serving this home.
+        let manifests = Fixtures.installation.manifestsDirectory ?? ""
+        daemon = Fixtures.kbhostProcess(["serve"], environment: ["KBHOST_HOME": world.home, "KBHOST_MANIFESTS": manifests,
+                                                                "KBHOST_RUNTIME_DIR": world.home + "/run"])
+        #expect(try world.run(["replacements", "add", "omw", "On my way!"], extraEnvironment: ["KBHOST_MANIFESTS": manifests]).status == 0)
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: world.home + "/run/control") && waited < 500 { usleep(10_000); waited += 1 }
+    }
+
+    deinit {
+        daemon.terminate()
+        daemon.waitUntilExit()
+        kill(victim, SIGKILL)
+        var status: Int32 = 0
+        waitpid(victim, &status, 0)
+        close(pathListener)
+        shmctl(shmID, IPC_RMID, nil)
+        msgctl(msgID, IPC_RMID, nil)
+        chmod(settings, 0o600)
+    }
+
+    /// The scene is real: every target exists outside the keyboard.
+    func expectTargetsExist() {
+        for path in [settings, neighbour + "/notes", world.home + "/run/control", world.home + "/listener.sock", "/etc/passwd",
+                     "/proc/\(victim)/mem"] {
+            #expect(FileManager.default.fileExists(atPath: path), "the target \(path) exists outside the sandbox")
+        }
+        #expect(Fixtures.processExists(victim))
+    }
+
+    /// Whether anything connected to the pathname listener.
+    func pathListenerWasReached() -> Bool {
+        let c = accept(pathListener, nil, nil)
+        if c >= 0 { close(c) }
+        return c >= 0
+    }
+
+    static func outcomes(_ text: String) -> [String: String] {
+        var outcome: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            var key = String(line[..<colon])
+            if key.contains(" ") { key = String(key.split(separator: " ").last!) }
+            outcome[key] = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        }
+        return outcome
+    }
+
+    /// Every attempt through `kbhost type`, sandboxed as a user's keyboard is.
+    func attempt(_ keys: [String] = SandboxTests.keys) throws -> [String: String] {
+        let r = try world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--text", prefix] + keys, extraEnvironment: env)
+        #expect(r.status == 0, "\(r.err)")
+        let outcome = Scene.outcomes(r.out)
+        #expect(Set(outcome.keys) == Set(keys), "every attempt reported: \(r.out)")
+        return outcome
+    }
+
+    /// The positive control: the same keyboard and keys in an extension
+    /// process without the sandbox (namespaces, Landlock, seccomp all off).
+    func attemptUnsandboxed(_ keys: [String]) throws -> [String: String] {
+        let session = try KeyboardSession(keyboard: try Fixtures.sample("dev.kbhost.Hostile"), document: TextDocument(text: prefix),
+                                          configuration: Fixtures.configuration,
+                                          access: KeyboardAccess(home: world.home, sandboxed: false))
+        defer { session.close() }
+        try session.appear()
+        for key in keys { try session.tap(key) }
+        return Scene.outcomes(session.document.text)
+    }
+}
+
 /// Every escape, through `kbhost type --keyboard dev.kbhost.Hostile`: each
-/// key inserts one line saying what happened.
+/// key inserts one line saying what happened. A refusal counts only as EPERM,
+/// EACCES, EROFS, SIGSYS, or ENOENT for a target that provably exists outside.
 @Suite("Sandbox: the hostile keyboard", .serialized)
 struct SandboxTests {
     static let keys = ["tcp", "udp", "raw", "packet", "netlink", "io_uring", "neighbor", "home", "passwd", "settings",
                        "own", "group-read", "group-write", "defaults", "pasteboard", "ptrace", "signal", "procmem",
-                       "vmread", "abstract", "exec", "fork"]
-    static let seccomp = "Operation not permitted (errno 1)"   // the seccomp filter's answer
-    static let landlock = "Permission denied (errno 13)"       // Landlock's
+                       "vmread", "abstract", "exec", "fork", "prlimit", "renice", "sched", "affinity", "ioprio", "setpgid",
+                       "daemon", "unix", "socketpair", "shm", "msgq", "chmod", "chmod-group", "utime", "chown", "inotify",
+                       "memfd", "pipe", "hugepages", "env", "cwd", "fds", "processes"]
+    static let seccomp = "denied: Operation not permitted (errno 1)"   // the seccomp filter's answer
+    static let landlock = "denied: Permission denied (errno 13)"       // Landlock's
+    static let notHere = "denied: No such file or directory (errno 2)" // not in the keyboard's namespace
+    static let readOnly = "denied: Read-only file system (errno 30)"   // a read-only mount
 
-    /// A world whose keyboards are the bundled ones, with a neighbour's container to go after.
+    /// Denied by the filter, with and without open access.
+    static let filtered = ["raw", "packet", "netlink", "io_uring", "ptrace", "signal", "vmread", "exec", "fork", "abstract",
+                           "prlimit", "renice", "sched", "affinity", "ioprio", "setpgid", "socketpair", "shm", "msgq",
+                           "chown", "inotify", "memfd", "pipe", "hugepages"]
+    /// Nothing of that name in the keyboard's namespaces, though each exists outside.
+    static let unnameable = ["neighbor", "home", "passwd", "settings", "procmem", "daemon", "unix", "chmod"]
+
+    func expectConfined(_ o: [String: String], _ scene: Scene) {
+        for key in SandboxTests.filtered { #expect(o[key] == SandboxTests.seccomp, "\(key): \(o[key] ?? "nothing")") }
+        for key in SandboxTests.unnameable { #expect(o[key] == SandboxTests.notHere, "\(key): \(o[key] ?? "nothing")") }
+        #expect(o["processes"] == SandboxTests.landlock, "other processes cannot be listed")
+        #expect(o["own"]?.hasPrefix("allowed: wrote 6 bytes to \(scene.world.home)/Containers/Keyboards/dev.kbhost.Hostile/note.txt") == true)
+        #expect(o["group-read"]?.hasPrefix("allowed: listed") == true)
+        // A clean start: a fixed environment (no secret of the user's), its container as working directory, its channel only.
+        #expect(o["env"] == "allowed: PATH LANG SWIFT_BACKTRACE HOME TMPDIR", "\(o["env"] ?? "")")
+        #expect(o["cwd"] == "allowed: \(scene.world.home)/Containers/Keyboards/dev.kbhost.Hostile")
+        #expect(o["fds"] == "allowed: 0 1 2 3")
+        // The host's side: nothing arrived, nothing changed, the victim is as it was.
+        #expect(!scene.pathListenerWasReached())
+        let limits = (try? String(contentsOfFile: "/proc/\(scene.victim)/limits", encoding: .utf8)) ?? ""
+        #expect(limits.contains("Max file size             unlimited"), "the victim's limits are untouched")
+        #expect(FileManager.default.isReadableFile(atPath: scene.settings))
+    }
+
+    @Test func withoutOpenAccessTheKeyboardReachesNothingButItsContainer() throws {
+        let scene = try Scene()
+        scene.expectTargetsExist()
+        let settingsBefore = try Data(contentsOf: URL(fileURLWithPath: scene.settings))
+        let o = try scene.attempt()
+        expectConfined(o, scene)
+        for key in ["tcp", "udp"] { #expect(o[key] == SandboxTests.seccomp, "\(key): \(o[key] ?? "nothing")") }
+        for key in ["group-write", "chmod-group", "utime"] { #expect(o[key] == SandboxTests.readOnly, "\(key): \(o[key] ?? "nothing")") }
+        #expect(o["defaults"]?.hasPrefix("denied: writing the defaults of app group 'group.dev.kbhost.Hostile' needs open access") == true)
+        #expect(o["pasteboard"]?.hasPrefix("denied: reading the pasteboard needs open access") == true)
+        let got = scene.listeners.received()
+        #expect(got.tcp == nil && got.udp == nil && !got.abstract)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scene.settings)) == settingsBefore, "no grant, no budget, nothing")
+        #expect(!FileManager.default.fileExists(atPath: scene.world.home + "/Containers/Groups/group.dev.kbhost.Hostile/hostile.txt"))
+        #expect(try scene.world.run(["defaults", "group.dev.kbhost.Hostile", "read"], extraEnvironment: scene.env).out == "")
+    }
+
+    @Test func openAccessOpensTheNetworkAndGroupWritesAndNothingElse() throws {
+        let scene = try Scene()
+        #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
+        #expect(try scene.world.run(["pasteboard", "write", "copied by the user"], extraEnvironment: scene.env).status == 0)
+        scene.expectTargetsExist()
+        let o = try scene.attempt()
+        expectConfined(o, scene)
+        #expect(o["tcp"] == "allowed: sent 7 bytes to 127.0.0.1:\(scene.listeners.port)")
+        #expect(o["udp"] == "allowed: sent 7 bytes to 127.0.0.1:\(scene.listeners.port)")
+        #expect(o["group-write"]?.hasPrefix("allowed: wrote 6 bytes") == true)
+        #expect(o["defaults"] == "allowed: wrote hostile = escaped")
+        #expect(o["pasteboard"] == "allowed: read \"copied by the user\"")
+        let got = scene.listeners.received()
+        #expect(got.tcp == "hostile")
+        #expect(got.udp == "hostile")
+        #expect(!got.abstract)
+        #expect(try scene.world.run(["defaults", "group.dev.kbhost.Hostile", "read", "hostile"], extraEnvironment: scene.env).out == "escaped\n")
+    }
+
+    /// The positive control: without the sandbox, the same keys reach every target.
+    @Test func withoutTheSandboxTheSameAttemptsReachEveryTarget() throws {
+        let scene = try Scene()
+        scene.expectTargetsExist()
+        let o = try scene.attemptUnsandboxed(SandboxTests.filtered.filter { !["exec", "fork", "hugepages"].contains($0) }
+                                             + SandboxTests.unnameable + ["chmod-group", "utime", "processes"])
+        for key in ["raw", "packet", "netlink"] {
+            #expect(o[key]?.hasPrefix("allowed") == true || o[key]?.hasPrefix("denied: Operation not permitted") == true,
+                    "\(key): \(o[key] ?? "nothing") (needs CAP_NET_RAW: allowed as root)")
+        }
+        let reached = ["io_uring", "ptrace", "signal", "vmread", "abstract", "prlimit", "renice", "sched", "affinity", "ioprio",
+                       "setpgid", "socketpair", "shm", "msgq", "chown", "inotify", "memfd", "pipe", "neighbor", "passwd",
+                       "settings", "procmem", "daemon", "unix", "chmod", "chmod-group", "utime"]
+        for key in reached { #expect(o[key]?.hasPrefix("allowed") == true, "\(key): \(o[key] ?? "nothing")") }
+        #expect(o["shm"] == "allowed: read \"secret\"")
+        #expect(o["msgq"] == "allowed: read \"secret\"")
+        #expect(scene.pathListenerWasReached())
+        let limits = (try? String(contentsOfFile: "/proc/\(scene.victim)/limits", encoding: .utf8)) ?? ""
+        #expect(limits.contains("Max file size             0"), "prlimit really reached the victim")
+        #expect(o["abstract"] == "allowed: connected to @kbhost-hostile-test")
+        if let seen = o["processes"].flatMap({ Int($0.split(separator: " ").last ?? "") }) {
+            #expect(seen > 2, "outside its PID namespace a process sees the others")
+        } else {
+            Issue.record("processes: \(o["processes"] ?? "nothing")")
+        }
+    }
+
+    /// CI runs as root, which changes several answers: the same attempts as an
+    /// ordinary user (nobody), from a copy of the products nobody can read.
+    @Test func asAnOrdinaryUserTheSameAttemptsAreDenied() throws {
+        guard getuid() == 0 else {
+            // Already an ordinary user: the other tests are this test.
+            return
+        }
+        let scene = try Scene()
+        let products = Fixtures.installation.productsDirectory
+        let copy = scene.world.root + "/nobody"
+        let bundle = copy + "/Manifests/Hostile"
+        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+        for file in ["kbhost", "kbhost-worker", "libHostileKeyboard.so"] {
+            try FileManager.default.copyItem(atPath: products + "/" + file, toPath: copy + "/" + file)
+        }
+        try FileManager.default.copyItem(atPath: (Fixtures.installation.manifestsDirectory ?? "") + "/Hostile/Info.plist",
+                                         toPath: bundle + "/Info.plist")
+        let home = scene.world.root + "/nobody-home"  // not inside the products: those the keyboard may read
+        try FileManager.default.createDirectory(atPath: home + "/Containers/Keyboards/dev.kbhost.Calculator", withIntermediateDirectories: true)
+        try Data("secret".utf8).write(to: URL(fileURLWithPath: home + "/Containers/Keyboards/dev.kbhost.Calculator/notes"))
+        for path in [scene.world.root, copy] { chmod(path, 0o755) }
+        for path in [home, home + "/Containers", home + "/Containers/Keyboards", home + "/Containers/Keyboards/dev.kbhost.Calculator"] {
+            chown(path, 65534, 65534)
+        }
+        // A victim of the same (ordinary) user.
+        let victim = try Spawn.spawn(path: "/usr/bin/setpriv", arguments: ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                                                          "/bin/sleep", "60"], environment: [], files: [])
+        defer { kill(victim, SIGKILL); var s: Int32 = 0; waitpid(victim, &s, 0) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        let keys = SandboxTests.filtered.filter { $0 != "abstract" } + ["neighbor", "passwd", "procmem", "own", "env", "cwd", "fds"]
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", copy + "/kbhost", "type", "--keyboard",
+                             "dev.kbhost.Hostile", "--text", "port 9 victim \(victim) "] + keys
+        process.environment = ["KBHOST_HOME": home, "KBHOST_PRODUCTS": copy, "KBHOST_MANIFESTS": copy + "/Manifests",
+                               "KBHOST_RUNTIME_DIR": home + "/run", "PATH": "/usr/bin:/bin"]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(errors)")
+        let o = Scene.outcomes(text)
+        for key in SandboxTests.filtered where key != "abstract" { #expect(o[key] == SandboxTests.seccomp, "\(key): \(o[key] ?? "nothing")") }
+        for key in ["neighbor", "passwd", "procmem"] { #expect(o[key] == SandboxTests.notHere, "\(key): \(o[key] ?? "nothing")") }
+        #expect(o["own"]?.hasPrefix("allowed: wrote 6 bytes") == true, "\(o["own"] ?? "")")
+        #expect(o["cwd"] == "allowed: \(home)/Containers/Keyboards/dev.kbhost.Hostile")
+        #expect(o["fds"] == "allowed: 0 1 2 3")
+        #expect(Fixtures.processExists(victim))
+    }
+
+    /// A world whose keyboards are the bundled ones, with a neighbour's container.
     func world() throws -> World {
         let w = try World()
         try FileManager.default.createDirectory(atPath: w.home + "/Containers/Keyboards/dev.kbhost.Calculator",
                                                 withIntermediateDirectories: true)
         try Data("secret".utf8).write(to: URL(fileURLWithPath: w.home + "/Containers/Keyboards/dev.kbhost.Calculator/notes"))
-        #expect(try w.run(["replacements", "add", "omw", "On my way!"], extraEnvironment: env).status == 0)  // writes settings.json
         return w
     }
 
     var env: [String: String] { ["KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory ?? ""] }
 
-    func attempt(_ w: World, _ listeners: Listeners) throws -> [String: String] {
-        let r = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "--text", "port \(listeners.port) "] + SandboxTests.keys,
-                          extraEnvironment: env)
-        #expect(r.status == 0, "\(r.err)")
-        var outcome: [String: String] = [:]
-        for line in r.out.split(separator: "\n") {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            var key = String(line[..<colon])
-            if key.hasPrefix("port ") { key = String(key.split(separator: " ").last!) }
-            outcome[key] = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
-        }
-        #expect(Set(outcome.keys) == Set(SandboxTests.keys), "every attempt reported: \(r.out)")
-        return outcome
+    @Test func withoutNamespacesTheKeyboardDoesNotStartUnlessTheUserAllowsIt() throws {
+        let w = try world()
+        var pretend = env
+        pretend["KBHOST_SANDBOX_PRETEND_MISSING"] = "namespaces"
+        let refused = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "own"], extraEnvironment: pretend)
+        #expect(refused.status == 4)
+        #expect(refused.err.contains("lacks unprivileged user namespaces"), "\(refused.err)")
+        #expect(refused.err.contains("kbhost protection dev.kbhost.Hostile allow namespaces"))
+        #expect(try w.run(["protection", "dev.kbhost.Hostile", "allow", "namespaces"], extraEnvironment: env).status == 0)
+        let allowed = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "own", "neighbor", "prlimit", "shm"], extraEnvironment: pretend)
+        #expect(allowed.status == 0, "\(allowed.err)")
+        #expect(allowed.out.contains("own: allowed"))
+        // Without the namespaces, Landlock and the filter still hold.
+        #expect(allowed.out.contains("neighbor: \(SandboxTests.landlock)"), "\(allowed.out)")
+        #expect(allowed.out.contains("prlimit: \(SandboxTests.seccomp)"))
+        #expect(allowed.out.contains("shm: \(SandboxTests.seccomp)"))
     }
 
-    @Test func withoutOpenAccessEveryEscapeIsDeniedByTheKernel() throws {
-        let w = try world()
-        let settingsBefore = try Data(contentsOf: URL(fileURLWithPath: w.home + "/settings.json"))
-        let listeners = try Listeners()
-        let o = try attempt(w, listeners)
-        for key in ["tcp", "udp", "raw", "packet", "netlink", "io_uring", "ptrace", "signal", "vmread", "exec", "fork", "abstract"] {
-            #expect(o[key] == "denied: \(SandboxTests.seccomp)", "\(key): \(o[key] ?? "nothing")")
+    @Test func theKeyboardsProcessHasNamespacesOfItsOwn() throws {
+        let keyboard = try Fixtures.sample("dev.kbhost.NumberPad")
+        let session = try KeyboardSession(keyboard: keyboard, configuration: Fixtures.configuration)
+        defer { session.close() }
+        for ns in ["user", "mnt", "pid", "ipc", "uts", "net"] {
+            let theirs = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(session.pid)/ns/\(ns)")
+            let mine = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/\(ns)")
+            #expect(theirs != mine, "\(ns): \(theirs) is the host's own")
         }
-        for key in ["neighbor", "home", "passwd", "settings", "procmem", "group-write"] {
-            #expect(o[key] == "denied: \(SandboxTests.landlock)", "\(key): \(o[key] ?? "nothing")")
-        }
-        #expect(o["defaults"]?.hasPrefix("denied: writing the defaults of app group 'group.dev.kbhost.Hostile' needs open access") == true)
-        #expect(o["pasteboard"]?.hasPrefix("denied: reading the pasteboard needs open access") == true)
-        // What it may do: its own container, and read its group.
-        #expect(o["own"]?.hasPrefix("allowed: wrote 6 bytes to \(w.home)/Containers/Keyboards/dev.kbhost.Hostile/note.txt") == true)
-        #expect(o["group-read"]?.hasPrefix("allowed: listed") == true)
-        // The host is unaffected: nothing arrived, nothing changed.
-        let got = listeners.received()
-        #expect(got.tcp == nil && got.udp == nil && !got.abstract)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: w.home + "/settings.json")) == settingsBefore)
-        #expect(!FileManager.default.fileExists(atPath: w.home + "/Containers/Groups/group.dev.kbhost.Hostile/hostile.txt"))
-        #expect(try w.run(["defaults", "group.dev.kbhost.Hostile", "read"], extraEnvironment: env).out == "")
-    }
-
-    @Test func openAccessOpensTheNetworkAndGroupWritesAndNothingElse() throws {
-        let w = try world()
-        #expect(try w.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: env).status == 0)
-        #expect(try w.run(["pasteboard", "write", "copied by the user"], extraEnvironment: env).status == 0)
-        let listeners = try Listeners()
-        let o = try attempt(w, listeners)
-        #expect(o["tcp"] == "allowed: sent 7 bytes to 127.0.0.1:\(listeners.port)")
-        #expect(o["udp"] == "allowed: sent 7 bytes to 127.0.0.1:\(listeners.port)")
-        #expect(o["group-write"]?.hasPrefix("allowed: wrote 6 bytes") == true)
-        #expect(o["defaults"] == "allowed: wrote hostile = escaped")
-        #expect(o["pasteboard"] == "allowed: read \"copied by the user\"")
-        for key in ["raw", "packet", "netlink", "io_uring", "ptrace", "signal", "vmread", "exec", "fork", "abstract"] {
-            #expect(o[key] == "denied: \(SandboxTests.seccomp)", "\(key) stays closed: \(o[key] ?? "nothing")")
-        }
-        for key in ["neighbor", "home", "passwd", "settings", "procmem"] {
-            #expect(o[key] == "denied: \(SandboxTests.landlock)", "\(key) stays closed: \(o[key] ?? "nothing")")
-        }
-        let got = listeners.received()
-        #expect(got.tcp == "hostile")
-        #expect(got.udp == "hostile")
-        #expect(!got.abstract)
-        // The containing app sees the keyboard's write.
-        #expect(try w.run(["defaults", "group.dev.kbhost.Hostile", "read", "hostile"], extraEnvironment: env).out == "escaped\n")
+        let status = try String(contentsOfFile: "/proc/\(session.pid)/status", encoding: .utf8)
+        let nspid = status.split(separator: "\n").first { $0.hasPrefix("NSpid:") } ?? ""
+        #expect(nspid.hasSuffix("\t2"), "pid 2 in its PID namespace, under an init: \(nspid)")
     }
 
     @Test func aMissingProtectionStopsTheKeyboardUnlessTheUserAllowsIt() throws {
@@ -162,8 +398,8 @@ struct SandboxTests {
         let allowed = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "own", "neighbor", "tcp"], extraEnvironment: pretend)
         #expect(allowed.status == 0, "\(allowed.err)")
         #expect(allowed.out.contains("own: allowed"))
-        #expect(allowed.out.contains("neighbor: denied: \(SandboxTests.landlock)"), "the other protections stay")
-        #expect(allowed.out.contains("tcp: denied: \(SandboxTests.seccomp)"))
+        #expect(allowed.out.contains("neighbor: \(SandboxTests.notHere)"), "the other protections stay")
+        #expect(allowed.out.contains("tcp: \(SandboxTests.seccomp)"))
         // The allowance is for that keyboard and that protection only.
         #expect(try w.run(["type", "--keyboard", "dev.kbhost.NumberPad", "1"], extraEnvironment: pretend).status == 4)
         pretend["KBHOST_SANDBOX_PRETEND_MISSING"] = "seccomp"
