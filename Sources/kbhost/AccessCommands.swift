@@ -30,8 +30,8 @@ struct Defaults: ParsableCommand {
     @Flag(help: "Print JSON (read).") var json = false
 
     func validate() throws {
-        guard KeyboardManifest.isValidGroupName(group) else {
-            throw ValidationError("'\(group)' is not an App Group name: \"group.\" followed by letters, digits, '.', '-' or '_'")
+        if let problem = KeyboardManifest.groupNameProblem(group) {
+            throw ValidationError("\(TerminalText.quoted(group)) is not an App Group name (like group.com.example.keyboard): it \(problem)")
         }
         switch action {
         case .read: guard value == nil else { throw ValidationError("read takes at most a key") }
