@@ -78,9 +78,10 @@ struct Defaults: ParsableCommand {
                 } else if json {
                     try printJSON(values.mapValues(DefaultsEntry.init))
                 } else {
+                    // One line a key: keys and values (a keyboard with open access writes them) are escaped for one line.
                     for k in values.keys.sorted() {
                         let e = DefaultsEntry(values[k]!)
-                        Console.out("\(k) = \(e.value) (\(e.type))")
+                        Console.out("\(TerminalText.line(k)) = \(TerminalText.line(e.value)) (\(e.type))")
                     }
                 }
             case .write:
