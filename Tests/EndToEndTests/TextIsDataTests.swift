@@ -70,6 +70,17 @@ struct TextIsDataTests {
         #expect(decoded?["text"] as? String == "\u{1B}[2J\u{1B}]52;c;aGk=\u{7}\u{9B}")
     }
 
+    @Test func attachDrawsTheDocumentsControlCharactersEscaped() throws {
+        let w = try World()
+        let env = ["KBHOST_HOME": w.home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!,
+                   "KBHOST_RUNTIME_DIR": w.root + "/run"]
+        let t = try PseudoTerminalSession(arguments: ["attach", "--text", "a\u{1B}]52;c;aGk=\u{7}\u{9B}2Jb"], environment: env)
+        defer { t.press([27]) }
+        #expect(t.waitFor(#"a\u{1B}]52;c;aGk=\u{7}\u{9B}2Jb"# + AttachTests.caret), "\(t.screen.debugDescription)")
+        #expect(!t.screen.contains("\u{1B}]52"), "no clipboard write reached the terminal")
+        #expect(!t.screen.unicodeScalars.contains("\u{9B}"))
+    }
+
     #if arch(x86_64)
     /// The hostile keyboard's escape key also writes the sequences to its stderr; x32 then ends it (SIGSYS).
     @Test func aFailurePrintsTheKeyboardsOutputEscaped() throws {
