@@ -467,6 +467,17 @@ static void try_x32(hostile *self) {
 #endif
 }
 
+/* Terminal sequences as text: clear the screen, write the clipboard (OSC 52),
+   a C1 CSI. kbhost must print them escaped, in the document and in the tail
+   of this keyboard's output that a failure quotes. */
+static void try_escape(hostile *self) {
+    static const char seq[] = "\x1b[2J\x1b]52;c;aGk=\x07\xc2\x9b";
+    fputs(seq, stderr);
+    fputs("\n", stderr);
+    fflush(stderr);
+    self->host->insert_text(self->host->ctx, seq);
+}
+
 /* Key names and attempts, in layout order. */
 static const struct attempt {
     const char *label;
@@ -489,6 +500,7 @@ static const struct attempt {
     {"inotify", "inotify", try_inotify}, {"memfd", "memfd", try_memfd}, {"pipe", "pipe", try_pipe},
     {"hugepages", "hugepages", try_hugepages}, {"env", "env", try_env}, {"cwd", "cwd", try_cwd},
     {"fds", "fds", try_fds}, {"processes", "processes", try_processes},
+    {"escape", "escape", try_escape},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])
 

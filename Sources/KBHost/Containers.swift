@@ -14,11 +14,33 @@ public struct Containers: Sendable {
 
     public init(home: String) { root = home + "/Containers" }
 
-    public func keyboard(_ id: String) -> String { root + "/Keyboards/" + id }
-    public func group(_ name: String) -> String { root + "/Groups/" + name }
+    /// A keyboard's container. `id` is a valid bundle identifier (a manifest's, which
+    /// KeyboardManifest checked): one that is not could name another folder (`..`).
+    public func keyboard(_ id: String) -> String {
+        precondition(KeyboardManifest.isValidBundleIdentifier(id), "not a bundle identifier: \(TerminalText.quoted(id))")
+        return root + "/Keyboards/" + id
+    }
+
+    /// An App Group's container; `name` is a valid App Group name.
+    public func group(_ name: String) -> String {
+        precondition(KeyboardManifest.isValidGroupName(name), "not an App Group name: \(TerminalText.quoted(name))")
+        return root + "/Groups/" + name
+    }
 
     /// Creates a keyboard's folders (and its groups', with the defaults' lock file) if missing.
+    /// A manifest made in code rather than read (KeyboardManifest.load checks these) is refused
+    /// here if its identifier or a group would name a folder outside the containers.
     public func prepare(for manifest: KeyboardManifest) throws {
+        if let problem = KeyboardManifest.bundleIdentifierProblem(manifest.bundleIdentifier) {
+            throw ManifestError(file: manifest.path, keyPath: "CFBundleIdentifier",
+                                problem: "\(TerminalText.quoted(manifest.bundleIdentifier)) \(problem); no container was made")
+        }
+        for name in manifest.applicationGroups {
+            if let problem = KeyboardManifest.groupNameProblem(name) {
+                throw ManifestError(file: manifest.path, keyPath: KeyboardManifest.applicationGroupsKey,
+                                    problem: "\(TerminalText.quoted(name)) \(problem); no container was made")
+            }
+        }
         let own = keyboard(manifest.bundleIdentifier)
         try AtomicFile.makeDirectory(own + "/tmp")
         for name in manifest.applicationGroups {

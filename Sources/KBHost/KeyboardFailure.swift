@@ -67,11 +67,14 @@ public struct KeyboardFailure: Error, Hashable, Sendable, CustomStringConvertibl
         }
     }
 
+    /// The failure in one line, then the tail of the keyboard's output, a line each.
+    /// What the keyboard controls (the phase names its key's label; the worker's
+    /// reasons and the output are its own) is escaped: terminal sequences in it are shown, not obeyed.
     public var description: String {
-        var text = "keyboard \(keyboardID) failed during \(phase): \(reasonDescription)"
+        var text = TerminalText.line("keyboard \(keyboardID) failed during \(phase): \(reasonDescription)")
         let tail = stderrTail.split(separator: "\n").suffix(8)
         if !tail.isEmpty {
-            text += "\n  its output ended with:\n" + tail.map { "    \($0)" }.joined(separator: "\n")
+            text += "\n  its output ended with:\n" + tail.map { "    " + TerminalText.line($0) }.joined(separator: "\n")
         }
         return text
     }

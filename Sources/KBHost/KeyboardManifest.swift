@@ -52,10 +52,51 @@ public struct KeyboardManifest: Hashable, Sendable {
     /// The manifest key that declares App Groups (the entitlement's name on iOS).
     public static let applicationGroupsKey = "com.apple.security.application-groups"
 
-    /// An App Group name: "group." and then letters, digits, '.', '-' or '_' (it becomes a folder name).
-    public static func isValidGroupName(_ name: String) -> Bool {
-        name.hasPrefix("group.") && name.count > 6 && name.count <= 200 && !name.contains("..")
-            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+    /// The longest bundle identifier or App Group name (each becomes a folder name).
+    public static let identifierLimit = 255
+
+    /// Why `id` is not a bundle identifier kbhost accepts, or nil when it is one.
+    ///
+    /// Reverse DNS, as on iOS: at least two components (`dev.kbhost.Calculator`)
+    /// separated by single dots, each of ASCII letters, digits and '-', at most
+    /// 255 characters in all. The identifier names the keyboard's container and
+    /// its installed copy (`Containers/Keyboards/ID`, `Keyboards/ID`), so no
+    /// component can be empty, `.` or `..`, and nothing else can name a path.
+    public static func bundleIdentifierProblem(_ id: String) -> String? {
+        reverseDNSProblem(id, extra: "-", minimumComponents: 2)
+    }
+
+    public static func isValidBundleIdentifier(_ id: String) -> Bool { bundleIdentifierProblem(id) == nil }
+
+    /// Why `name` is not an App Group name, or nil when it is one: "group." and then
+    /// components as in a bundle identifier (letters, digits, '-' and also '_'), e.g.
+    /// group.com.example.keyboard. It names a folder, `Containers/Groups/GROUP`.
+    public static func groupNameProblem(_ name: String) -> String? {
+        guard name.hasPrefix("group.") else { return "does not start with \"group.\"" }
+        return reverseDNSProblem(name, extra: "-_", minimumComponents: 2)
+    }
+
+    /// An App Group name (see groupNameProblem).
+    public static func isValidGroupName(_ name: String) -> Bool { groupNameProblem(name) == nil }
+
+    /// Dot-separated components of ASCII letters, digits and `extra`: the shape of bundle identifiers and App Groups.
+    static func reverseDNSProblem(_ s: String, extra: String, minimumComponents: Int) -> String? {
+        let allowed = "letters, digits" + extra.map { ", '\($0)'" }.joined()
+        if s.isEmpty { return "is empty" }
+        if s.utf8.count > identifierLimit { return "is longer than \(identifierLimit) characters" }
+        guard s.allSatisfy({ $0 == "." || ($0.isASCII && ($0.isLetter || $0.isNumber || extra.contains($0))) }) else {
+            return "may hold only \(allowed) and '.'"
+        }
+        let components = s.split(separator: ".", omittingEmptySubsequences: false)
+        if components.contains(where: \.isEmpty) { return "has an empty component (a dot at the start or the end, or two in a row)" }
+        if components.count < minimumComponents { return "needs at least \(minimumComponents) components, like com.example.keyboard" }
+        return nil
+    }
+
+    /// Why a name a person reads (CFBundleDisplayName…) is not one line of text, or nil.
+    static func textProblem(_ text: String) -> String? {
+        guard text.unicodeScalars.contains(where: { TerminalText.isEscaped($0, in: .line) }) else { return nil }
+        return "holds control characters (a newline, a tab, ESC…), line separators or bidi overrides"
     }
 
     /// The folder holding the Info.plist: the bundle.
@@ -81,33 +122,39 @@ public struct KeyboardManifest: Hashable, Sendable {
         }
         func fail(_ key: String, _ problem: String) -> ManifestError { ManifestError(file: path, keyPath: key, problem: problem) }
 
-        guard !raw.CFBundleIdentifier.isEmpty else { throw fail("CFBundleIdentifier", "must not be empty") }
-        guard raw.CFBundleIdentifier.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }) else {
-            throw fail("CFBundleIdentifier", "'\(raw.CFBundleIdentifier)' may hold only letters, digits, '.' and '-'")
+        if let problem = bundleIdentifierProblem(raw.CFBundleIdentifier) {
+            throw fail("CFBundleIdentifier", "\(TerminalText.quoted(raw.CFBundleIdentifier)) is not a reverse-DNS bundle identifier (like com.example.keyboard): it \(problem)")
+        }
+        for (key, value) in [("CFBundleDisplayName", raw.CFBundleDisplayName), ("CFBundleName", raw.CFBundleName)] {
+            if let value, let problem = textProblem(value) { throw fail(key, "\(TerminalText.quoted(value)) \(problem); a name is one line of text") }
         }
         guard raw.NSExtension.NSExtensionPointIdentifier == extensionPoint else {
             throw fail("NSExtension.NSExtensionPointIdentifier",
-                       "expected '\(extensionPoint)', found '\(raw.NSExtension.NSExtensionPointIdentifier)'")
+                       "expected '\(extensionPoint)', found \(TerminalText.quoted(raw.NSExtension.NSExtensionPointIdentifier))")
         }
         let principal = raw.NSExtension.NSExtensionPrincipalClass.replacingOccurrences(of: "$(PRODUCT_MODULE_NAME).", with: "")
         guard !principal.isEmpty else { throw fail("NSExtension.NSExtensionPrincipalClass", "must not be empty") }
+        if let problem = textProblem(principal) { throw fail("NSExtension.NSExtensionPrincipalClass", "\(TerminalText.quoted(principal)) \(problem)") }
         let executable = raw.CFBundleExecutable
         guard !executable.isEmpty else { throw fail("CFBundleExecutable", "must not be empty") }
         guard !executable.hasPrefix("/"), !executable.split(separator: "/").contains("..") else {
-            throw fail("CFBundleExecutable", "'\(executable)' leaves the bundle; name a file inside it")
+            throw fail("CFBundleExecutable", "\(TerminalText.quoted(executable)) leaves the bundle; name a file inside it")
         }
+        if let problem = textProblem(executable) { throw fail("CFBundleExecutable", "\(TerminalText.quoted(executable)) \(problem)") }
         let attributes = raw.NSExtension.NSExtensionAttributes
         let language = attributes?.PrimaryLanguage ?? "en-US"
         guard isBCP47(language) else {
-            throw fail("NSExtension.NSExtensionAttributes.PrimaryLanguage", "'\(language)' is not a BCP 47 language tag (like en-US or ja-JP)")
+            throw fail("NSExtension.NSExtensionAttributes.PrimaryLanguage", "\(TerminalText.quoted(language)) is not a BCP 47 language tag (like en-US or ja-JP)")
         }
         let groups = raw.applicationGroups ?? []
-        for (i, group) in groups.enumerated() where !isValidGroupName(group) {
-            throw fail("\(applicationGroupsKey).\(i)", "'\(group)' is not an App Group name: \"group.\" followed by letters, digits, '.', '-' or '_'")
+        for (i, group) in groups.enumerated() {
+            if let problem = groupNameProblem(group) {
+                throw fail("\(applicationGroupsKey).\(i)", "\(TerminalText.quoted(group)) is not an App Group name (like group.com.example.keyboard): it \(problem)")
+            }
         }
         let reads = raw.KBHostReadOnlyPaths ?? []
         for (i, p) in reads.enumerated() where !isAllowedReadOnlyPath(p) {
-            throw fail("KBHostReadOnlyPaths.\(i)", "'\(p)' is not system data a keyboard may read: name a folder or file under /usr, /etc or /opt (not the system's secrets)")
+            throw fail("KBHostReadOnlyPaths.\(i)", "\(TerminalText.quoted(p)) is not system data a keyboard may read: name a folder or file under /usr, /etc or /opt (not the system's secrets)")
         }
         return KeyboardManifest(path: path, bundleIdentifier: raw.CFBundleIdentifier,
                                 displayName: raw.CFBundleDisplayName ?? raw.CFBundleName ?? raw.CFBundleIdentifier,
@@ -195,8 +242,8 @@ public struct ManifestError: Error, Hashable, Sendable, CustomStringConvertible 
         }
     }
 
+    /// One line: the values it quotes and the file's name are escaped (TerminalText), whatever the manifest holds.
     public var description: String {
-        if let keyPath { return "\(file): \(keyPath) \(problem)" }
-        return "\(file): \(problem)"
+        TerminalText.line(keyPath.map { "\(file): \($0) \(problem)" } ?? "\(file): \(problem)")
     }
 }

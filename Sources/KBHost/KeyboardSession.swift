@@ -35,7 +35,7 @@ public enum SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .keyboardFailed(let f): f.description
         case .noSuchKey(let name, let id, let labels):
-            "keyboard \(id) has no key '\(name)'; its keys are: \(labels.joined(separator: " "))"
+            TerminalText.line("keyboard \(id) has no key '\(name)'; its keys are: \(labels.joined(separator: " "))")
         }
     }
 }

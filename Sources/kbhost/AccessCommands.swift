@@ -30,8 +30,8 @@ struct Defaults: ParsableCommand {
     @Flag(help: "Print JSON (read).") var json = false
 
     func validate() throws {
-        guard KeyboardManifest.isValidGroupName(group) else {
-            throw ValidationError("'\(group)' is not an App Group name: \"group.\" followed by letters, digits, '.', '-' or '_'")
+        if let problem = KeyboardManifest.groupNameProblem(group) {
+            throw ValidationError("\(TerminalText.quoted(group)) is not an App Group name (like group.com.example.keyboard): it \(problem)")
         }
         switch action {
         case .read: guard value == nil else { throw ValidationError("read takes at most a key") }
@@ -78,9 +78,10 @@ struct Defaults: ParsableCommand {
                 } else if json {
                     try printJSON(values.mapValues(DefaultsEntry.init))
                 } else {
+                    // One line a key: keys and values (a keyboard with open access writes them) are escaped for one line.
                     for k in values.keys.sorted() {
                         let e = DefaultsEntry(values[k]!)
-                        Console.out("\(k) = \(e.value) (\(e.type))")
+                        Console.out("\(TerminalText.line(k)) = \(TerminalText.line(e.value)) (\(e.type))")
                     }
                 }
             case .write:

@@ -216,7 +216,7 @@ final class AttachSession {
             }
             try session.tap(target)
         } catch {
-            if case .noSuchKey = error { status = "no key '\(name)' on \(session.keyboard.manifest.displayName)" }
+            if case .noSuchKey = error { status = "no key '\(name)' on \(context.name(session.keyboard.identifier))" }
             else { fellBack(from: currentID, because: error.description) }
         }
     }
@@ -230,13 +230,15 @@ final class AttachSession {
 
     var currentDocument: TextDocument { active?.document ?? document }
 
+    /// Draws the screen. What the keyboard and its manifest control (the document, the
+    /// name, the display line, the key labels, a failure in the status) is escaped for
+    /// one line each (TerminalText.line): only kbhost's own sequences reach the terminal.
     func render() {
         let doc = currentDocument.buffer
         let entry = context.registry.entry(currentID)
-        let name = entry?.manifest.displayName ?? currentID
-        let language = entry?.manifest.primaryLanguage ?? ""
+        let language = TerminalText.line(entry?.manifest.primaryLanguage ?? "")
         var lines: [String] = []
-        var header = "kbhost attach — \(name) (\(currentID), \(language))"
+        var header = "kbhost attach — \(context.name(currentID)) (\(TerminalText.line(currentID)), \(language))"
         if let session = active, let footprint = FootprintReader(pid: session.pid)?.read() {
             let mib = Double(footprint.total) / 1_048_576
             header += String(format: " · pid %d · %.1f MiB of %d MiB", session.pid, mib, budget >> 20)
@@ -247,9 +249,9 @@ final class AttachSession {
         lines.append(" " + AttachSession.show(doc))
         lines.append(rule)
         if let session = active {
-            if !session.layout.display.isEmpty { lines.append(" display: \(session.layout.display)") }
+            if !session.layout.display.isEmpty { lines.append(" display: \(TerminalText.line(session.layout.display))") }
             for row in session.layout.rows {
-                lines.append(" " + row.map { "[\($0.label)]" }.joined(separator: " "))
+                lines.append(" " + row.map { "[\(TerminalText.line($0.label))]" }.joined(separator: " "))
             }
         } else {
             lines.append(" System keyboard: type freely")
@@ -257,13 +259,13 @@ final class AttachSession {
         lines.append(" [🌐 Ctrl-G]")
         lines.append(rule)
         lines.append(" type to tap keys · Backspace/Enter/Space · ←/→ move · Ctrl-G next keyboard · Ctrl-R rotate · Esc quits")
-        if !status.isEmpty { lines.append(" " + status) }
+        if !status.isEmpty { lines.append(" " + TerminalText.line(status)) }
         let screen = "\u{1B}[H\u{1B}[2J" + lines.joined(separator: "\n") + "\n"
         FileHandle.standardOutput.write(Data(screen.utf8))
     }
 
     /// The document with the caret (│), the selection in reverse video and
-    /// marked text underlined.
+    /// marked text underlined; a newline shows as ⏎, other control characters escaped.
     static func show(_ b: TextBuffer) -> String {
         var out = ""
         var offset = 0
@@ -272,7 +274,7 @@ final class AttachSession {
             if offset == caret { out += "\u{1B}[1m│\u{1B}[22m" }
             let inSelection = !b.selection.isEmpty && offset >= b.selection.location && offset < b.selection.end
             let inMarked = b.markedRange.map { offset >= $0.location && offset < $0.end } ?? false
-            var shown = character == "\n" ? "⏎" : String(character)
+            var shown = character == "\n" ? "⏎" : TerminalText.line(String(character))
             if inMarked { shown = "\u{1B}[4m" + shown + "\u{1B}[24m" }
             if inSelection { shown = "\u{1B}[7m" + shown + "\u{1B}[27m" }
             out += shown

@@ -74,8 +74,8 @@ struct New: ParsableCommand {
               name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }), name.count <= 64 else {
             throw ValidationError("'\(name)' is not a keyboard name: letters and digits, starting with a capital letter")
         }
-        if let identifier, !identifier.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }) || identifier.isEmpty {
-            throw ValidationError("'\(identifier)' is not a bundle identifier: letters, digits, '.' and '-'")
+        if let identifier, let problem = KeyboardManifest.bundleIdentifierProblem(identifier) {
+            throw ValidationError("\(TerminalText.quoted(identifier)) is not a reverse-DNS bundle identifier (like com.example.keyboard): it \(problem)")
         }
     }
 

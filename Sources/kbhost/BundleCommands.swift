@@ -20,8 +20,9 @@ struct Validate: ParsableCommand {
                 failures += 1
                 continue
             }
+            let shown = TerminalText.line(plist)
             guard let library = installation.resolveLibrary(for: manifest, allowProducts: true) ?? Installation.packageLibrary(for: manifest) else {
-                Console.out("✓ \(plist): manifest of \(manifest.bundleIdentifier) is valid")
+                Console.out("✓ \(shown): manifest of \(manifest.bundleIdentifier) is valid")
                 Console.out("  (plugin \(manifest.executable) is not built, so its class was not checked)")
                 continue
             }
@@ -29,9 +30,9 @@ struct Validate: ParsableCommand {
                 let session = try KeyboardSession(keyboard: LoadableKeyboard(manifest: manifest, libraryPath: library),
                                                   configuration: installation.processConfiguration)
                 session.close()
-                Console.out("✓ \(plist): \(manifest.bundleIdentifier) loads; \(manifest.principalClass) passed viewDidLoad")
+                Console.out("✓ \(shown): \(manifest.bundleIdentifier) loads; \(manifest.principalClass) passed viewDidLoad")
             } catch {
-                Console.out("✗ \(plist): \(error)")
+                Console.out("✗ \(shown): \(error)")
                 failures += 1
             }
         }
@@ -59,9 +60,10 @@ struct Install: ParsableCommand {
                                 status: Kbhost.Exit.invalid)
         }
         let keyboards = context.store.directory + "/Keyboards"
+        // A folder name: KeyboardManifest.load accepted only a reverse-DNS identifier (never "..").
         let destination = keyboards + "/" + manifest.bundleIdentifier
         if let existing = context.registry.entry(manifest.bundleIdentifier), existing.source != "installed" {
-            throw exitWithError("\(manifest.bundleIdentifier) is already provided by \(existing.manifest.path)",
+            throw exitWithError("\(manifest.bundleIdentifier) is already provided by \(TerminalText.line(existing.manifest.path))",
                                 status: Kbhost.Exit.refused)
         }
         let fm = FileManager.default
@@ -89,6 +91,6 @@ struct Install: ParsableCommand {
             try? fm.removeItem(atPath: staging)
             throw exitWithError("installing \(source): \(error.localizedDescription)", status: Kbhost.Exit.refused)
         }
-        Console.out("installed \(manifest.displayName) (\(manifest.bundleIdentifier)) in \(destination)")
+        Console.out("installed \(TerminalText.line(manifest.displayName)) (\(manifest.bundleIdentifier)) in \(TerminalText.line(destination))")
     }
 }

@@ -15,7 +15,7 @@ struct Context {
         do {
             let registry = try KeyboardRegistry.discover(installation: installation, home: store.directory)
             for problem in registry.problems {
-                FileHandle.standardError.write(Data("kbhost: warning: skipped \(problem)\n".utf8))
+                FileHandle.standardError.write(Data("kbhost: warning: skipped \(TerminalText.line(problem))\n".utf8))
             }
             return Context(installation: installation, store: store, registry: registry)
         } catch {
@@ -51,7 +51,8 @@ struct Context {
         KeyboardAccess(settings: settings, home: store.directory, keyboard: id)
     }
 
-    func name(_ id: String) -> String { registry.entry(id)?.manifest.displayName ?? id }
+    /// A keyboard's name to show: its display name (else the identifier), escaped for one line.
+    func name(_ id: String) -> String { TerminalText.line(registry.entry(id)?.manifest.displayName ?? id) }
 }
 
 /// A refusal with the exit status it deserves.
@@ -90,8 +91,12 @@ struct FieldOptions: ParsableArguments {
     }
 }
 
-func printJSON(_ value: some Encodable) throws {
+func printJSON(_ value: some Encodable) throws { Console.out(try jsonText(value)) }
+
+/// JSON for scripts: every control character in a string escaped (C0 by the
+/// encoder, DEL and C1 by TerminalText.json), so that it is safe in a terminal too.
+func jsonText(_ value: some Encodable) throws -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    Console.out(String(decoding: try encoder.encode(value), as: UTF8.self))
+    return TerminalText.json(String(decoding: try encoder.encode(value), as: UTF8.self))
 }

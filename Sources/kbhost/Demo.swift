@@ -36,14 +36,14 @@ struct Demo: ParsableCommand {
         Sys.ignoreSIGPIPE()
         if !tour && Terminal.isTerminal(0) && Terminal.isTerminal(1) { return try interactive() }
         let installation = Installation.current()
-        print("kbhost demo: each keyboard runs in its own extension process (host pid \(getpid())).\n")
+        Console.out("kbhost demo: each keyboard runs in its own extension process (host pid \(getpid())).\n")
         var failures = 0
         for stop in Demo.tour {
             do {
                 try play(stop, installation: installation)
             } catch {
                 failures += 1
-                print("  ✗ \(error)\n")
+                Console.out("  ✗ \(error)\n")
             }
         }
         if failures > 0 { throw ExitCode(Kbhost.Exit.keyboardFailed) }
@@ -72,23 +72,25 @@ struct Demo: ParsableCommand {
         let session = try KeyboardSession(keyboard: keyboard, configuration: configuration)
         try session.appear()
         let loadMs = Double(Sys.monotonicNanoseconds() - started) / 1e6
-        print("\(keyboard.manifest.displayName) (\(keyboard.identifier)) — pid \(session.pid), ready in \(String(format: "%.1f", loadMs)) ms")
-        print("  \(stop.note)")
-        print("  keys: \(session.layout.labels.map { $0.joined(separator: " ") }.joined(separator: " | "))")
+        // The keyboard's name, labels, display and document are escaped for one line each (TerminalText.line).
+        let name = TerminalText.line(keyboard.manifest.displayName), id = TerminalText.line(keyboard.identifier)
+        Console.out("\(name) (\(id)) — pid \(session.pid), ready in \(String(format: "%.1f", loadMs)) ms")
+        Console.out("  \(stop.note)")
+        Console.out("  keys: \(session.layout.labels.map { $0.map(TerminalText.line).joined(separator: " ") }.joined(separator: " | "))")
         for tap in stop.taps {
             try session.tap(tap)
-            let display = session.layout.display.isEmpty ? "" : "   display: \(session.layout.display)"
-            print("  tap \(tap.padding(toLength: 10, withPad: " ", startingAt: 0)) → \(visible(session))\(display)")
+            let display = session.layout.display.isEmpty ? "" : "   display: \(TerminalText.line(session.layout.display))"
+            Console.out("  tap \(tap.padding(toLength: 10, withPad: " ", startingAt: 0)) → \(visible(session))\(display)")
         }
         try session.disappear()
-        print("  life cycle: \(session.events.map(\.name).joined(separator: " → "))\n")
+        Console.out("  life cycle: \(session.events.map(\.name).joined(separator: " → "))\n")
         session.close()
     }
 
-    /// The document with the insertion point shown as │ and a selection in [ ].
+    /// The document on one line, with the insertion point shown as │ and a selection in [ ].
     func visible(_ session: KeyboardSession) -> String {
         let b = session.document.buffer
-        let selected = b.selection.length > 0 ? "[\(b.selectedText)]" : "│"
-        return "\"\(b.textBeforeSelection)\(selected)\(b.textAfterSelection)\""
+        let selected = b.selection.length > 0 ? "[\(TerminalText.line(b.selectedText))]" : "│"
+        return "\"\(TerminalText.line(b.textBeforeSelection))\(selected)\(TerminalText.line(b.textAfterSelection))\""
     }
 }

@@ -51,14 +51,22 @@ func exitWithError(_ message: String, status: Int32) -> ExitCode {
 
 /// Where commands write. In the daemon, a command's output is captured and
 /// sent back to the client that asked (requests are handled one at a time).
+///
+/// Everything written here is text for a terminal, and much of it is a keyboard's
+/// or a manifest's: control characters in it are escaped (TerminalText.lines), so a
+/// keyboard cannot clear the screen or write the clipboard through kbhost. Newlines
+/// and tabs stay; callers escape single-line fields (names, labels, identifiers)
+/// with TerminalText.line so that a newline in one cannot forge a line of output.
 enum Console {
     nonisolated(unsafe) static var captured: (out: String, err: String)?
 
-    static func out(_ line: String) {
+    static func out(_ text: String) {
+        let line = TerminalText.lines(text)
         if captured != nil { captured!.out += line + "\n" } else { print(line) }
     }
 
-    static func err(_ line: String) {
+    static func err(_ text: String) {
+        let line = TerminalText.lines(text)
         if captured != nil { captured!.err += line + "\n" } else {
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }

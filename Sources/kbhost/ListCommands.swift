@@ -56,19 +56,22 @@ struct List: ParsableCommand {
         if json { return try printJSON(rows) }
         Console.out(ListTable.render(rows))
         for row in rows where row.setAside {
-            Console.out("\(row.identifier) is set aside after \(row.failures) failures (last: \(row.lastFailure ?? "?")); `kbhost enable \(row.identifier)` to try it again")
+            let id = TerminalText.line(row.identifier)
+            Console.out("\(id) is set aside after \(row.failures) failures (last: \(TerminalText.line(row.lastFailure ?? "?"))); `kbhost enable \(id)` to try it again")
         }
     }
 }
 
 enum ListTable {
-    /// The human table: fixed columns, widths from the content.
+    /// The human table: fixed columns, widths from the content. A cell is one line
+    /// (TerminalText.line): a newline in a keyboard's name cannot forge a row.
     static func render(_ rows: [KeyboardRow]) -> String {
         let header = ["", "#", "IDENTIFIER", "NAME", "LANGUAGE", "ASCII", "RTL", "OPEN ACCESS"]
         let body = rows.map { row -> [String] in
             let access = !row.openAccessRequested ? "-" : (row.openAccessGranted ? "granted" : "requested")
-            return [row.current ? "*" : "", row.enabledPosition.map(String.init) ?? "-", row.identifier, row.name,
-                    row.primaryLanguage, row.asciiCapable ? "yes" : "no", row.rightToLeft ? "yes" : "no", access]
+            return [row.current ? "*" : "", row.enabledPosition.map(String.init) ?? "-", TerminalText.line(row.identifier),
+                    TerminalText.line(row.name), TerminalText.line(row.primaryLanguage),
+                    row.asciiCapable ? "yes" : "no", row.rightToLeft ? "yes" : "no", access]
         }
         let table = [header] + body
         let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
@@ -92,6 +95,6 @@ struct Current: ParsableCommand {
             throw exitWithError("the current keyboard \(settings.current) is not installed any more", status: Kbhost.Exit.keyboardNotFound)
         }
         if json { return try printJSON(KeyboardRow(entry, settings: settings)) }
-        Console.out(entry.manifest.displayName)
+        Console.out(context.name(entry.identifier))
     }
 }

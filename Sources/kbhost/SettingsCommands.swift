@@ -109,7 +109,7 @@ struct Access: ParsableCommand {
         let context = try Context.make()
         let entry = try report { try context.entry(identifier) }
         guard entry.manifest.requestsOpenAccess else {
-            throw exitWithError("\(entry.manifest.displayName) does not request open access (RequestsOpenAccess in \(entry.manifest.path))",
+            throw exitWithError("\(context.name(identifier)) does not request open access (RequestsOpenAccess in \(TerminalText.line(entry.manifest.path)))",
                                 status: Kbhost.Exit.refused)
         }
         try context.update { settings in

@@ -1,4 +1,5 @@
 import Foundation
+import KBHost
 
 /// What a stress run saw. `passed` gates CI: nothing lost or added, no child left.
 struct StressReport: Encodable {
@@ -68,7 +69,7 @@ struct StressReport: Encodable {
                                 percentile(overshoot.map(Double.init), 50) / 1_048_576, Double(overshoot.max() ?? 0) / 1_048_576))
         }
         for (id, bytes) in peak.sorted(by: { $0.key < $1.key }) {
-            lines.append(String(format: "  peak footprint %@: %.1f MiB", id, Double(bytes) / 1_048_576))
+            lines.append(String(format: "  peak footprint %@: %.1f MiB", TerminalText.line(id), Double(bytes) / 1_048_576))
         }
         lines.append(String(format: "  host private dirty: %.1f MiB at start, %.1f MiB at end",
                             Double(hostMemoryStart) / 1_048_576, Double(hostMemoryEnd) / 1_048_576))

@@ -222,7 +222,7 @@ struct StressRun {
         let kills = report.kills.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " ")
         var footprint = ""
         if let s = sessions[current], let f = FootprintReader(pid: s.pid)?.read() {
-            footprint = String(format: " · %@ %.1f MiB", s.keyboard.manifest.displayName, Double(f.total) / 1_048_576)
+            footprint = String(format: " · %@ %.1f MiB", TerminalText.line(s.keyboard.manifest.displayName), Double(f.total) / 1_048_576)
         }
         let line = String(format: "\r\u{1B}[K%.1f s · %.0f taps/s · %d switches · kills: %@%@", now, rate, report.switches,
                           kills.isEmpty ? "none" : kills, footprint)

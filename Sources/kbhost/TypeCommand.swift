@@ -80,7 +80,7 @@ struct TypeCommand: ParsableCommand {
         let installation = context.installation
         let entry = try report { try context.entry(keyboard) }
         guard let loadable = entry.loadable else {
-            throw exitWithError("\(entry.manifest.displayName) is built into kbhost and has no plugin to type through",
+            throw exitWithError("\(context.name(entry.identifier)) is built into kbhost and has no plugin to type through",
                                 status: Kbhost.Exit.refused)
         }
         var traits = TextInputTraits()
@@ -115,11 +115,8 @@ struct TypeCommand: ParsableCommand {
         }
         let report = TypeReport(session: session, pid: session.pid, budget: configuration.memoryBudgetBytes)
         session.close()
-        if json {
-            print(try report.jsonString())
-        } else {
-            print(session.document.text)
-        }
+        // The document as it is, but for its control characters (Console escapes them).
+        Console.out(json ? try jsonText(report) : session.document.text)
         if let message { throw exitWithError(message, status: status) }
     }
 }
@@ -160,12 +157,6 @@ struct TypeReport: Encodable {
         failure = session.failure?.description
         peakFootprintBytes = session.peakFootprint
         memoryBudgetBytes = budget
-    }
-
-    func jsonString() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 }
 

@@ -62,3 +62,9 @@ enum Fixtures {
         return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
     }
 }
+
+/// Whether a terminal would act on some of this text: a C0 control other than
+/// newline and tab, DEL, or a C1 control.
+func hasTerminalControls(_ text: String) -> Bool {
+    text.unicodeScalars.contains { TerminalText.isControl($0) && $0 != "\n" && $0 != "\t" }
+}

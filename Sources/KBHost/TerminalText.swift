@@ -1,0 +1,90 @@
+/// Text a keyboard or a manifest controls, made visible and harmless for a terminal.
+///
+/// A keyboard's document, key labels and display line, a manifest's names and a
+/// keyboard's own output all reach the user's terminal. Written as they are, their
+/// control characters are instructions to that terminal: ESC [2J clears the screen,
+/// OSC 52 writes the clipboard, CSI (U+009B) starts a sequence on terminals that
+/// read C1, a CR or a newline forges a line of kbhost's own output. So they are
+/// data: every C0 control, DEL and every C1 control is shown as a Swift escape —
+/// `\n`, `\r`, `\t`, and `\u{1B}` (hex, upper case) for the others — which is visible
+/// and inert. Ordinary text, whatever its script, is never changed.
+///
+/// Where text may span lines (a document, a keyboard's stderr) newlines and tabs
+/// stay. Where it is one line (a name, an identifier, a label, a display line, a
+/// table cell) they are escaped too, and so are the line and paragraph separators
+/// (U+2028, U+2029) and the bidi overrides and isolates (U+202A–U+202E,
+/// U+2066–U+2069), which reorder the rest of the line around them.
+///
+/// The escapes are printable ASCII, so escaping twice changes nothing.
+public enum TerminalText {
+    public enum Place: Sendable {
+        /// One line: a name, an identifier, a label, a table cell.
+        case line
+        /// Text that may span lines: a document, a keyboard's output.
+        case lines
+    }
+
+    /// C0 controls (U+0000–U+001F), DEL and the C1 controls (U+0080–U+009F).
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// Whether a scalar is shown escaped in a place.
+    public static func isEscaped(_ scalar: Unicode.Scalar, in place: Place) -> Bool {
+        switch place {
+        case .lines:
+            isControl(scalar) && scalar != "\n" && scalar != "\t"
+        case .line:
+            isControl(scalar) || (0x2028...0x2029).contains(scalar.value)
+                || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+        }
+    }
+
+    /// `text` with the characters that are not data for a terminal in `place` escaped.
+    public static func escape(_ text: some StringProtocol, for place: Place) -> String {
+        guard text.unicodeScalars.contains(where: { isEscaped($0, in: place) }) else { return String(text) }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            guard isEscaped(scalar, in: place) else {
+                out.append(scalar)
+                continue
+            }
+            switch scalar {
+            case "\n": out.append(contentsOf: #"\n"#.unicodeScalars)
+            case "\r": out.append(contentsOf: #"\r"#.unicodeScalars)
+            case "\t": out.append(contentsOf: #"\t"#.unicodeScalars)
+            default: out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            }
+        }
+        return String(out)
+    }
+
+    /// One line: a name, an identifier, a label, a display line.
+    public static func line(_ text: some StringProtocol) -> String { escape(text, for: .line) }
+
+    /// Text that may span lines: a document, a keyboard's output.
+    public static func lines(_ text: some StringProtocol) -> String { escape(text, for: .lines) }
+
+    /// A value quoted for an error message: escaped for one line, in single quotes,
+    /// and cut at `limit` characters (with an ellipsis) so that a huge value cannot drown the message.
+    public static func quoted(_ text: some StringProtocol, limit: Int = 80) -> String {
+        let cut = text.count > limit
+        return "'" + line(cut ? text.prefix(limit) : text[...]) + (cut ? "…" : "") + "'"
+    }
+
+    /// Encoded JSON with DEL and the C1 controls written as `\u00XX` escapes.
+    /// (JSONEncoder escapes the C0 controls but writes DEL and C1 as they are;
+    /// outside strings JSON is ASCII, so every one of them is inside a string.)
+    public static func json(_ encoded: String) -> String {
+        guard encoded.unicodeScalars.contains(where: { (0x7F...0x9F).contains($0.value) }) else { return encoded }
+        var out = String.UnicodeScalarView()
+        for scalar in encoded.unicodeScalars {
+            if (0x7F...0x9F).contains(scalar.value) {
+                out.append(contentsOf: "\\u00\(String(scalar.value, radix: 16))".unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+}
