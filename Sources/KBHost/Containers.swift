@@ -17,14 +17,25 @@ public struct Containers: Sendable {
     public func keyboard(_ id: String) -> String { root + "/Keyboards/" + id }
     public func group(_ name: String) -> String { root + "/Groups/" + name }
 
-    /// Creates a keyboard's folders (and its groups', with the defaults' lock file) if missing.
+    /// The defaults of an App Group, reached from `root` without following a link.
+    public func groupDefaults(_ name: String) -> GroupDefaultsStore {
+        GroupDefaultsStore(group: name, root: root, container: "Groups/" + name)
+    }
+
+    /// Creates a keyboard's folders (its own with `tmp`, its groups' with
+    /// Library/Preferences) where missing. Only `root` is kbhost's own: below
+    /// it a keyboard may have planted links, which are refused, never followed.
     public func prepare(for manifest: KeyboardManifest) throws {
-        let own = keyboard(manifest.bundleIdentifier)
-        try AtomicFile.makeDirectory(own + "/tmp")
-        for name in manifest.applicationGroups {
-            let store = GroupDefaultsStore(group: name, containerPath: group(name))
-            try AtomicFile.makeDirectory(store.directory)
-        }
+        _ = try makeRoot().makeFolder("Keyboards/" + manifest.bundleIdentifier + "/tmp")
+        for name in manifest.applicationGroups { try groupDefaults(name).makeDirectory() }
+    }
+
+    /// Creates `root` (kbhost's own folder; links in its path are the user's) and opens it.
+    @discardableResult
+    public func makeRoot() throws -> Directory {
+        try AtomicFile.makeDirectory(root)
+        guard let opened = try Directory.open(trusted: root) else { throw SystemError("open \(root)", errno: ENOENT) }
+        return opened
     }
 }
 
