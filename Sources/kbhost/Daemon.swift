@@ -62,7 +62,7 @@ enum DaemonClient {
               (try? channel.send(line)) != nil,
               let replyLine = try? channel.receive(),
               let reply = try? JSONDecoder().decode(DaemonReply.self, from: Data(replyLine.utf8)),
-              reply.declined != true, reply.error == nil else {
+              reply.ok == true || reply.event != nil else {  // declined, refused, or an older daemon
             Sys.close(fd)
             return nil
         }
