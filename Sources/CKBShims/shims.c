@@ -16,6 +16,9 @@
 #ifndef SYS_pidfd_send_signal
 #define SYS_pidfd_send_signal 424
 #endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
 #ifndef P_PIDFD
 #define P_PIDFD 3
 #endif
@@ -37,6 +40,13 @@ int kbs_waitid_pidfd(int pidfd, int nohang, int *code, int *status) {
     *code = info.si_code;
     *status = info.si_status;
     return 0;
+}
+
+#include <linux/openat2.h>
+int kbs_open_beneath(int dirfd, const char *path, int flags) {
+    struct open_how how = { .flags = (unsigned long long)flags, .mode = 0,
+                            .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS };
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
 }
 
 int kbs_set_pdeathsig(int sig) { return prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0); }

@@ -136,6 +136,11 @@ public final class WorkerServices {
         return sandbox.groups.first { $0.name == wanted }
     }
 
+    /// The errno a failed defaults operation answers with.
+    private func errorNumber(_ error: any Error) -> Int32 {
+        (error as? SystemError)?.errno ?? (error as? PathRefusal)?.errno ?? EIO
+    }
+
     private func store(_ name: UnsafePointer<CChar>?) -> GroupDefaultsStore? {
         guard let g = group(name) else {
             let wanted = name.map { String(cString: $0) } ?? "(null)"
@@ -154,7 +159,7 @@ public final class WorkerServices {
         let values: [String: DefaultValue]
         do { values = try store.load() } catch {
             lastError = "reading the defaults of '\(store.group)': \(error)"
-            return (error as? SystemError)?.errno ?? EIO
+            return errorNumber(error)
         }
         guard let value = values[String(cString: key)] else { return ENOENT }
         var c = kbh_value_v1()
@@ -207,7 +212,7 @@ public final class WorkerServices {
             return 0
         } catch {
             lastError = "writing the defaults of '\(store.group)': \(error)"
-            return (error as? SystemError)?.errno ?? EIO
+            return errorNumber(error)
         }
     }
 

@@ -27,7 +27,14 @@ public struct Containers: Sendable {
         return root + "/Groups/" + name
     }
 
-    /// Creates a keyboard's folders (and its groups', with the defaults' lock file) if missing.
+    /// The defaults of an App Group, reached from `root` without following a link.
+    public func groupDefaults(_ name: String) -> GroupDefaultsStore {
+        GroupDefaultsStore(group: name, root: root, container: "Groups/" + name)
+    }
+
+    /// Creates a keyboard's folders (its own with `tmp`, its groups' with
+    /// Library/Preferences) where missing. Only `root` is kbhost's own: below
+    /// it a keyboard may have planted links, which are refused, never followed.
     /// A manifest made in code rather than read (KeyboardManifest.load checks these) is refused
     /// here if its identifier or a group would name a folder outside the containers.
     public func prepare(for manifest: KeyboardManifest) throws {
@@ -41,12 +48,16 @@ public struct Containers: Sendable {
                                     problem: "\(TerminalText.quoted(name)) \(problem); no container was made")
             }
         }
-        let own = keyboard(manifest.bundleIdentifier)
-        try AtomicFile.makeDirectory(own + "/tmp")
-        for name in manifest.applicationGroups {
-            let store = GroupDefaultsStore(group: name, containerPath: group(name))
-            try AtomicFile.makeDirectory(store.directory)
-        }
+        _ = try makeRoot().makeFolder("Keyboards/" + manifest.bundleIdentifier + "/tmp")
+        for name in manifest.applicationGroups { try groupDefaults(name).makeDirectory() }
+    }
+
+    /// Creates `root` (kbhost's own folder; links in its path are the user's) and opens it.
+    @discardableResult
+    public func makeRoot() throws -> Directory {
+        try AtomicFile.makeDirectory(root)
+        guard let opened = try Directory.open(trusted: root) else { throw SystemError("open \(root)", errno: ENOENT) }
+        return opened
     }
 }
 

@@ -25,25 +25,50 @@ public enum DefaultValue: Hashable, Sendable {
 /// a read-modify-write under an exclusive flock, replaced atomically: writers
 /// on both sides never lose each other's updates, and readers (who take no
 /// lock) see the old file or the new one, never a mix.
+///
+/// A keyboard with open access can write the container, so everything in it
+/// is reached through `Directory`: from `root`, which kbhost trusts, never
+/// through a symbolic link and never out of it. A link planted for
+/// `Library`, `Preferences`, the file or its lock is refused (`PathRefusal`).
 public struct GroupDefaultsStore: Sendable {
     public let group: String
-    public let containerPath: String
+    /// A folder kbhost owns: KBHOST_HOME/Containers on the host's side, the
+    /// group's container itself in the worker.
+    public let root: String
+    /// The group's container, relative to `root` ("" when `root` is the container).
+    public let container: String
 
-    public init(group: String, containerPath: String) {
+    public init(group: String, root: String, container: String) {
         self.group = group
-        self.containerPath = containerPath
+        self.root = root
+        self.container = container
     }
 
-    public var directory: String { containerPath + "/Library/Preferences" }
-    public var path: String { directory + "/" + group + ".kbdefaults" }
-    var lockPath: String { directory + "/." + group + ".lock" }
+    /// The store of a group whose container is `containerPath` (trusted as the root).
+    public init(group: String, containerPath: String) {
+        self.init(group: group, root: containerPath, container: "")
+    }
+
+    /// Library/Preferences, relative to `root`.
+    var folder: String { container.isEmpty ? "Library/Preferences" : container + "/Library/Preferences" }
+    var fileName: String { group + ".kbdefaults" }
+    var lockName: String { "." + group + ".lock" }
+
+    public var containerPath: String { container.isEmpty ? root : root + "/" + container }
+    public var directory: String { root + "/" + folder }
+    public var path: String { directory + "/" + fileName }
+
+    /// The Preferences folder, created (beneath the root) where missing.
+    @discardableResult
+    public func makeDirectory() throws -> Directory {
+        guard let root = try Directory.open(trusted: root) else { throw SystemError("open \(self.root)", errno: ENOENT) }
+        return try root.makeFolder(folder)
+    }
 
     /// Everything stored (empty when nothing is).
     public func load() throws -> [String: DefaultValue] {
-        guard let bytes = try AtomicFile.read(path) else { return [:] }
-        do { return try DefaultsCoding.decode(bytes) } catch {
-            throw SystemError("defaults file \(path) is corrupt (\(error)); it was left as it is", errno: EINVAL)
-        }
+        guard let preferences = try Directory.open(trusted: root)?.folder(folder) else { return [:] }
+        return try load(from: preferences)
     }
 
     /// Sets (or, with nil, removes) one key under the lock.
@@ -53,10 +78,18 @@ public struct GroupDefaultsStore: Sendable {
 
     /// Reads, changes and writes the whole group under the lock.
     public func update(_ change: (inout [String: DefaultValue]) throws -> Void) throws {
-        try AtomicFile.withLock(lockPath) {
-            var values = try load()
+        let preferences = try makeDirectory()
+        try preferences.withLock(lockName) {
+            var values = try load(from: preferences)
             try change(&values)
-            try AtomicFile.write(path, DefaultsCoding.encode(values), mode: 0o600)
+            try preferences.write(fileName, DefaultsCoding.encode(values), mode: 0o600)
+        }
+    }
+
+    private func load(from preferences: Directory) throws -> [String: DefaultValue] {
+        guard let bytes = try preferences.read(fileName) else { return [:] }
+        do { return try DefaultsCoding.decode(bytes) } catch {
+            throw SystemError("defaults file \(path) is corrupt (\(error)); it was left as it is", errno: EINVAL)
         }
     }
 }

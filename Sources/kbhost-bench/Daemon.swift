@@ -4,8 +4,9 @@ import KBHost
 import KBSystem
 
 /// How fast a `next` reaches an attached session through `kbhost serve`:
-/// (a) a request on the control socket until a subscriber has the event, and
-/// (b) the whole `kbhost next` command (process start included) until then.
+/// (a) the settings written and a reload request on the control socket until a
+/// subscriber has the event, and (b) the whole `kbhost next` command (process
+/// start included) until then.
 struct DaemonFigures {
     var socket: Samples
     var command: Samples
@@ -39,7 +40,7 @@ struct DaemonFigures {
         func json(_ object: [String: Any]) -> String {
             String(decoding: (try? JSONSerialization.data(withJSONObject: object)) ?? Data(), as: UTF8.self)
         }
-        try subscriber.send(json(["subscribe": true, "home": home]))
+        try subscriber.send(json(["request": "subscribe", "home": home]))
         _ = try subscriber.receive()
 
         var socketSamples: [Int64] = []
@@ -47,7 +48,10 @@ struct DaemonFigures {
             guard let c = UnixSocket.connect(run + "/control") else { throw BenchError("cannot connect to the daemon") }
             var client = LineChannel(fd: c)
             let start = Sys.monotonicNanoseconds()
-            try client.send(json(["argv": ["next"], "home": home]))
+            try SettingsStore(directory: home).update { s in
+                s.current = s.enabled[((s.enabled.firstIndex(of: s.current) ?? 0) + 1) % s.enabled.count]
+            }
+            try client.send(json(["request": "reload", "home": home]))
             guard let event = try subscriber.receive(), event.contains("\"current\"") else {
                 throw BenchError("the subscriber got no event")
             }

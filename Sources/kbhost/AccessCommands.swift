@@ -64,8 +64,8 @@ struct Defaults: ParsableCommand {
     }
 
     func run() throws {
-        let home = SettingsStore.defaultDirectory()
-        let store = GroupDefaultsStore(group: group, containerPath: Containers(home: home).group(group))
+        let containers = Containers(home: SettingsStore.defaultDirectory())
+        let store = containers.groupDefaults(group)
         do {
             switch action {
             case .read:
@@ -85,7 +85,7 @@ struct Defaults: ParsableCommand {
                     }
                 }
             case .write:
-                try AtomicFile.makeDirectory(store.directory)
+                try containers.makeRoot()
                 try store.set(try parse(value!), forKey: key!)
             case .delete:
                 guard try store.load()[key!] != nil else {
@@ -95,6 +95,8 @@ struct Defaults: ParsableCommand {
             }
         } catch let error as SystemError {
             throw exitWithError("\(error)", status: Kbhost.Exit.badSettings)
+        } catch let error as PathRefusal {
+            throw exitWithError("\(error)", status: Kbhost.Exit.refused)
         }
     }
 }

@@ -116,17 +116,15 @@ final class AttachSession {
         status = "⚠ \(firstLine)\(aside) — switched to \(context.name(currentID))"
     }
 
-    /// The globe key: the next enabled keyboard (through the daemon when one runs).
+    /// The globe key: the next enabled keyboard, written to the settings here;
+    /// a running daemon is told, and tells the other attached sessions.
     func globe() {
-        if subscription != nil, DaemonClient.forward(["next", "--keyboard-type", String(describing: field.traits.keyboardType)]
-                                                    + (field.traits.isSecureTextEntry ? ["--secure"] : [])) != nil {
-            return  // the daemon tells every attached session, this one included
-        }
         do {
             let settings = try context.store.update { settings in
                 settings.current = InputModes.next(settings, registry: context.registry, field: field)
             }
             activate(settings.current)
+            DaemonClient.notify()
         } catch {
             status = "⚠ \(error)"
         }
@@ -154,13 +152,14 @@ final class AttachSession {
         guard var channel = subscription, let line = try? channel.receive(),
               let event = try? JSONDecoder().decode(DaemonReply.self, from: Data(line.utf8)) else {
             subscription = nil
-            status = "the daemon went away; the globe key now works on the settings directly"
+            status = "the daemon went away; changes made elsewhere no longer reach this session"
             return
         }
         subscription = channel
         if event.event == "current", let id = event.identifier {
             let allowed = context.registry.entry(id).map { InputModes.ineligibility(of: $0, for: field) == nil } ?? false
-            activate(allowed ? id : SystemKeyboard.identifier)
+            let target = allowed ? id : SystemKeyboard.identifier
+            if target != currentID { activate(target) }  // this session's own globe key is already shown
         }
     }
 

@@ -27,11 +27,14 @@ struct Context {
         do { return try store.load() } catch { throw exitWithError(error.description, status: Kbhost.Exit.badSettings) }
     }
 
-    /// Changes the settings under the lock; errors become clear messages and exit codes.
+    /// Changes the settings under the lock, then tells a running daemon (which
+    /// only re-reads them); errors become clear messages and exit codes.
     @discardableResult
     func update(_ change: (inout KeyboardSettings) throws -> Void) throws -> KeyboardSettings {
         do {
-            return try store.update(change)
+            let settings = try store.update(change)
+            DaemonClient.notify()
+            return settings
         } catch let error as SettingsError {
             throw exitWithError(error.description, status: Kbhost.Exit.badSettings)
         } catch let error as CommandFailure {

@@ -16,64 +16,82 @@ enum DaemonPaths {
     static var socket: String { directory + "/control" }
 }
 
-/// The requests and replies on the control socket, one JSON object per line.
+/// The requests on the control socket, one JSON object per line. The daemon
+/// changes nothing a keyboard may do: the user's own commands write the
+/// settings (under the settings lock) and then only tell the daemon to look.
+/// Anything else — an old-style `argv`, an unknown request — is refused.
 struct DaemonRequest: Codable {
-    var argv: [String]?
-    var subscribe: Bool?
+    enum Kind: String, Codable, CaseIterable {
+        /// The settings changed: re-read them and tell subscribers if the current keyboard did.
+        case reload
+        /// Send this connection an event whenever the current keyboard changes.
+        case subscribe
+    }
+
+    var request: Kind
     /// The client's settings folder: a daemon serving another one declines.
     var home: String
 }
 
 struct DaemonReply: Codable {
-    var status: Int32?
-    var stdout: String?
-    var stderr: String?
+    /// The request was carried out.
+    var ok: Bool?
+    /// The request was refused, and why.
+    var error: String?
     /// The daemon serves another KBHOST_HOME: do it yourself.
     var declined: Bool?
     /// Sent to subscribers when the current keyboard changes.
     var event: String?
     var identifier: String?
     var name: String?
+
+    static func refusal(_ why: String) -> DaemonReply {
+        DaemonReply(error: "\(why); the daemon takes only \(DaemonRequest.Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " and ")) requests — settings change only through your own kbhost commands")
+    }
 }
 
 enum DaemonClient {
-    /// Sends a command to a running daemon; nil when none runs (or it serves another home).
-    static func forward(_ argv: [String]) -> Int32? {
-        guard let fd = UnixSocket.connect(DaemonPaths.socket) else { return nil }
-        defer { Sys.close(fd) }
+    /// Sends one request to a running daemon and returns its first reply and
+    /// the open channel; nil when none runs, it serves another home, or it refused.
+    private static func request(_ kind: DaemonRequest.Kind) -> (LineChannel, DaemonReply)? {
+        guard ProcessInfo.processInfo.environment["KBHOST_NO_DAEMON"] == nil,
+              let fd = UnixSocket.connect(DaemonPaths.socket) else { return nil }
         var channel = LineChannel(fd: fd)
-        let request = DaemonRequest(argv: argv, home: SettingsStore.defaultDirectory())
+        let request = DaemonRequest(request: kind, home: SettingsStore.defaultDirectory())
         guard let line = try? String(decoding: JSONEncoder().encode(request), as: UTF8.self),
               (try? channel.send(line)) != nil,
               let replyLine = try? channel.receive(),
               let reply = try? JSONDecoder().decode(DaemonReply.self, from: Data(replyLine.utf8)),
-              reply.declined != true, let status = reply.status else { return nil }
-        if let out = reply.stdout, !out.isEmpty { FileHandle.standardOutput.write(Data(out.utf8)) }
-        if let err = reply.stderr, !err.isEmpty { FileHandle.standardError.write(Data(err.utf8)) }
-        return status
+              reply.ok == true || reply.event != nil else {  // declined, refused, or an older daemon
+            Sys.close(fd)
+            return nil
+        }
+        return (channel, reply)
+    }
+
+    /// Tells a running daemon that the settings changed (it re-reads them and
+    /// tells attached sessions); returns once it has. False when none runs.
+    @discardableResult
+    static func notify() -> Bool {
+        guard let (channel, _) = request(.reload) else { return false }
+        Sys.close(channel.fd)
+        return true
     }
 
     /// Subscribes to current-keyboard changes; the channel then receives event lines.
     static func subscribe() -> LineChannel? {
-        guard let fd = UnixSocket.connect(DaemonPaths.socket) else { return nil }
-        var channel = LineChannel(fd: fd)
-        let request = DaemonRequest(subscribe: true, home: SettingsStore.defaultDirectory())
-        guard let line = try? String(decoding: JSONEncoder().encode(request), as: UTF8.self),
-              (try? channel.send(line)) != nil,
-              let replyLine = try? channel.receive(),
-              let reply = try? JSONDecoder().decode(DaemonReply.self, from: Data(replyLine.utf8)),
-              reply.declined != true else {
-            Sys.close(fd)
-            return nil
-        }
-        return channel
+        request(.subscribe)?.0
     }
 }
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the input manager as a daemon; commands go to it and a `next` reaches every attached session at once.",
-        discussion: "It listens on KBHOST_RUNTIME_DIR/control (default $XDG_RUNTIME_DIR/kbhost/control), mode 0600, and answers only its own user.")
+        abstract: "Run the input manager as a daemon: a `next` or `set` reaches every attached session at once.",
+        discussion: """
+            It listens on KBHOST_RUNTIME_DIR/control (default $XDG_RUNTIME_DIR/kbhost/control), mode 0600, and answers only \
+            its own user. Commands change the settings themselves and then tell it to re-read them; it takes only reload and \
+            subscribe requests.
+            """)
 
     func run() throws {
         Sys.ignoreSIGPIPE()
@@ -103,6 +121,13 @@ struct DaemonServer {
     var clients: [Int32: [UInt8]] = [:]
     var subscribers: Swift.Set<Int32> = []
     let home = SettingsStore.defaultDirectory()
+    /// The current keyboard as of the last reload: subscribers hear of changes to it.
+    var current: String?
+
+    init(listener: Int32) {
+        self.listener = listener
+        current = try? SettingsStore(directory: home).load().current
+    }
 
     mutating func run() {
         while true {
@@ -137,33 +162,21 @@ struct DaemonServer {
 
     mutating func handle(_ line: [UInt8], from fd: Int32) {
         guard let request = try? JSONDecoder().decode(DaemonRequest.self, from: Data(line)) else {
-            return reply(DaemonReply(status: 64, stderr: "kbhost: error: malformed request\n"), to: fd)
+            Console.err("kbhost serve: refused a request that is neither reload nor subscribe (\(line.count) bytes)")
+            return reply(.refusal("not a request the daemon takes"), to: fd)
         }
         guard request.home == home else { return reply(DaemonReply(declined: true), to: fd) }
-        if request.subscribe == true {
+        switch request.request {
+        case .subscribe:
             subscribers.insert(fd)
-            return reply(currentEvent() ?? DaemonReply(event: "current"), to: fd)
-        }
-        guard let argv = request.argv, let first = argv.first, Kbhost.daemonCommands.contains(first) else {
-            return reply(DaemonReply(status: 64, stderr: "kbhost: error: the daemon does not run that command\n"), to: fd)
-        }
-        let before = try? SettingsStore(directory: home).load().current
-        Console.captured = ("", "")
-        var status: Int32 = 0
-        do {
-            var command = try Kbhost.parseAsRoot(argv)
-            try command.run()
-        } catch {
-            let message = Kbhost.fullMessage(for: error)
-            if !message.isEmpty { Console.err(message) }
-            status = Kbhost.exitCode(for: error).rawValue
-        }
-        let output = Console.captured!
-        Console.captured = nil
-        reply(DaemonReply(status: status, stdout: output.out, stderr: output.err), to: fd)
-        let after = try? SettingsStore(directory: home).load().current
-        if after != before, let event = currentEvent() {
-            for subscriber in subscribers { reply(event, to: subscriber) }
+            reply(currentEvent() ?? DaemonReply(event: "current"), to: fd)
+        case .reload:
+            let now = try? SettingsStore(directory: home).load().current
+            if let now, now != current, let event = currentEvent() {
+                for subscriber in subscribers { reply(event, to: subscriber) }
+            }
+            if let now { current = now }
+            reply(DaemonReply(ok: true), to: fd)
         }
     }
 

@@ -5,18 +5,9 @@ import KBSystem
 
 @main
 struct Kbhost: ParsableCommand {
-    /// Commands a running daemon carries out (as fcitx5-remote and `ibus engine` talk to theirs).
-    static let daemonCommands: Swift.Set<String> = ["list", "current", "enable", "disable", "order", "set", "next", "access", "globe-key", "budget", "reset"]
-
     static func main() {
         Sys.unblockTerminationSignals()
-        let arguments = Array(CommandLine.arguments.dropFirst())
-        if let command = arguments.first, daemonCommands.contains(command),
-           ProcessInfo.processInfo.environment["KBHOST_NO_DAEMON"] == nil,
-           let status = DaemonClient.forward(arguments) {
-            Foundation.exit(status)
-        }
-        main(arguments)
+        main(Array(CommandLine.arguments.dropFirst()))
     }
 
     static let configuration = CommandConfiguration(
@@ -49,26 +40,16 @@ func exitWithError(_ message: String, status: Int32) -> ExitCode {
     return ExitCode(status)
 }
 
-/// Where commands write. In the daemon, a command's output is captured and
-/// sent back to the client that asked (requests are handled one at a time).
-///
-/// Everything written here is text for a terminal, and much of it is a keyboard's
-/// or a manifest's: control characters in it are escaped (TerminalText.lines), so a
-/// keyboard cannot clear the screen or write the clipboard through kbhost. Newlines
-/// and tabs stay; callers escape single-line fields (names, labels, identifiers)
-/// with TerminalText.line so that a newline in one cannot forge a line of output.
+/// Where commands write. Everything written here is text for a terminal, and
+/// much of it is a keyboard's or a manifest's: control characters in it are
+/// escaped (TerminalText.lines), so a keyboard cannot clear the screen or write
+/// the clipboard through kbhost. Newlines and tabs stay; callers escape
+/// single-line fields (names, labels, identifiers) with TerminalText.line so
+/// that a newline in one cannot forge a line of output.
 enum Console {
-    nonisolated(unsafe) static var captured: (out: String, err: String)?
-
-    static func out(_ text: String) {
-        let line = TerminalText.lines(text)
-        if captured != nil { captured!.out += line + "\n" } else { print(line) }
-    }
+    static func out(_ text: String) { print(TerminalText.lines(text)) }
 
     static func err(_ text: String) {
-        let line = TerminalText.lines(text)
-        if captured != nil { captured!.err += line + "\n" } else {
-            FileHandle.standardError.write(Data((line + "\n").utf8))
-        }
+        FileHandle.standardError.write(Data((TerminalText.lines(text) + "\n").utf8))
     }
 }

@@ -129,6 +129,7 @@ struct Reset: ParsableCommand {
         do { try store.replace(with: .fresh) } catch {
             throw exitWithError("\(error)", status: Kbhost.Exit.badSettings)
         }
+        DaemonClient.notify()
     }
 }
 

@@ -28,6 +28,11 @@ char **kbs_environ(void);
 int kbs_pipe_cloexec(int fds[2]);
 /* The uid of the peer of a Unix socket (SO_PEERCRED); 0 on success. */
 int kbs_peer_uid(int fd, uid_t *uid);
+/* openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS (Linux 5.6): opens `path`
+   beneath `dirfd`, failing with ELOOP at any symbolic link and EXDEV on any way
+   out of it (`..` above it, an absolute path). -1 with errno ENOSYS
+   where the kernel (or a seccomp filter) lacks the call: then walk with openat. */
+int kbs_open_beneath(int dirfd, const char *path, int flags);
 /* A new pseudo-terminal: returns the master fd and writes the slave's path; -1 on failure. */
 int kbs_open_pty(char *slave_path, size_t length);
 
