@@ -120,11 +120,12 @@ static void end_like(int status) {
     _exit(status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : 70);
 }
 
-int kbh_isolate_start(char *err, size_t size) {
+int kbh_isolate_start(bool private_network, char *err, size_t size) {
     uid_t uid = geteuid();
     gid_t gid = getegid();
-    if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS) < 0) {
-        say(err, size, "the kernel refused new user, mount, PID, IPC and UTS namespaces (%s)%s", strerror(errno),
+    int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | (private_network ? CLONE_NEWNET : 0);
+    if (unshare(flags) < 0) {
+        say(err, size, "the kernel refused new user, mount, PID, IPC, UTS and network namespaces (%s)%s", strerror(errno),
             errno == EPERM || errno == ENOSPC
                 ? "; unprivileged user namespaces may be disabled (user.max_user_namespaces, or a policy such as "
                   "Ubuntu's apparmor_restrict_unprivileged_userns)"
@@ -413,7 +414,11 @@ int kbh_isolate_filesystem(const kbh_sandbox_request *q, const char *const *syst
         say(err, size, "sandbox: cannot make the keyboard's root read-only: %s", strerror(errno));
         return -1;
     }
-    if (!q->open_access && unshare(CLONE_NEWNET) < 0) {
+    if (q->open_access && q->network_isolated) {
+        say(err, size, "sandbox: the extension process was started without the network, but the keyboard has open access");
+        return -1;
+    }
+    if (!q->open_access && !q->network_isolated && unshare(CLONE_NEWNET) < 0) {
         say(err, size, "sandbox: cannot give the keyboard a network namespace of its own: %s", strerror(errno));
         return -1;
     }

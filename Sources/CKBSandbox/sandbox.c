@@ -17,7 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -138,6 +142,8 @@ static void add_path(struct lib_dirs *d, const char *path) {
 
 static void add_dir_of(struct lib_dirs *d, const char *file) {
     if (!file || file[0] != '/') return;
+    // The system's own libraries are under /usr (through /lib, a link to it): no need to resolve them.
+    if (strncmp(file, "/usr/", 5) == 0 || strncmp(file, "/lib/", 5) == 0 || strncmp(file, "/lib64/", 7) == 0) return;
     char real[PATH_MAX], dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", realpath(file, real) ? real : file);
     char *slash = strrchr(dir, '/');
@@ -222,7 +228,69 @@ static int only_self(scmp_filter_ctx ctx, const char *name, unsigned arg, scmp_d
     return rc;
 }
 
-static int install_seccomp(const kbh_sandbox_request *q, char *err, size_t size) {
+// A call closed because the memory it holds would escape the budget fails
+// with EPERM and says so in the keyboard's log: the filter traps it, and this
+// handler writes one line and makes the call return -EPERM. (A keyboard that
+// replaces the handler gets the SIGSYS itself: nothing opens.)
+static void closed_memory_call(int sig, siginfo_t *info, void *context) {
+    (void)sig;
+    if (info->si_code != 1 /* SYS_SECCOMP */) return;
+    const char *name = "a call";
+    switch (info->si_syscall) {
+    case SYS_memfd_create: name = "memfd_create"; break;
+#ifdef SYS_memfd_secret
+    case SYS_memfd_secret: name = "memfd_secret"; break;
+#endif
+#ifdef SYS_pipe
+    case SYS_pipe: name = "pipe"; break;
+#endif
+    case SYS_pipe2: name = "pipe2"; break;
+    case SYS_prctl: name = "prctl(PR_SET_THP_DISABLE)"; break;
+    case SYS_mmap: name = "mmap(MAP_HUGETLB)"; break;
+    }
+    static const char before[] = "kbhost sandbox: ";
+    static const char after[] = " is closed to keyboards: memory held that way would escape the memory budget (EPERM)\n";
+    (void)!write(2, before, sizeof before - 1);
+    (void)!write(2, name, strlen(name));
+    (void)!write(2, after, sizeof after - 1);
+    ucontext_t *uc = context;
+#if defined(__x86_64__)
+    uc->uc_mcontext.gregs[REG_RAX] = -EPERM;
+#elif defined(__aarch64__)
+    uc->uc_mcontext.regs[0] = (unsigned long long)-EPERM;
+#endif
+}
+
+static uint32_t closed_action(void) {
+#if defined(__x86_64__) || defined(__aarch64__)
+    return SCMP_ACT_TRAP;
+#else
+    return SCMP_ACT_ERRNO(EPERM);
+#endif
+}
+
+static int install_closed_memory_handler(char *err, size_t size) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = closed_memory_call;
+    action.sa_flags = SA_SIGINFO;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(SIGSYS, &action, NULL) < 0) {
+        say(err, size, "sandbox: cannot handle SIGSYS: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+// The filter, built ahead of the load where possible (kbh_sandbox_prepare:
+// a spare builds it while it waits) and installed as plain BPF.
+static struct {
+    bool ready, open_access;
+    struct sock_filter *program;
+    unsigned short length;
+} prepared;
+
+static int build_seccomp(bool open_access, scmp_filter_ctx *out, char *err, size_t size) {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     if (!ctx) {
         say(err, size, "sandbox: libseccomp could not start a filter");
@@ -259,8 +327,6 @@ static int install_seccomp(const kbh_sandbox_request *q, char *err, size_t size)
         // Watching files it does not own; giving files away.
         "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
         "chown", "fchown", "lchown", "fchownat",
-        // Memory the budget would not see: memfd pages written and never mapped, pipe buffers.
-        "memfd_create", "memfd_secret", "pipe", "pipe2",
     };
     for (size_t i = 0; rc == 0 && i < sizeof never / sizeof *never; i++) rc = deny(ctx, eperm, never[i], 0);
     // clone3 answers ENOSYS so that the C library falls back to clone, whose flags a filter can see.
@@ -281,9 +347,14 @@ static int install_seccomp(const kbh_sandbox_request *q, char *err, size_t size)
     if (rc == 0) rc = deny(ctx, eperm, "getpriority", 1, SCMP_A0(SCMP_CMP_NE, PRIO_PROCESS));
     if (rc == 0) rc = deny(ctx, eperm, "ioprio_set", 1, SCMP_A0(SCMP_CMP_NE, 1 /* IOPRIO_WHO_PROCESS */));
     if (rc == 0) rc = deny(ctx, eperm, "ioprio_get", 1, SCMP_A0(SCMP_CMP_NE, 1 /* IOPRIO_WHO_PROCESS */));
-    // Transparent huge pages stay off (they let memory outrun the governor's samples), and no hugetlb.
-    if (rc == 0) rc = deny(ctx, eperm, "prctl", 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_THP_DISABLE));
-    if (rc == 0) rc = deny(ctx, eperm, "mmap", 1, SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_HUGETLB, MAP_HUGETLB));
+    // Memory the budget would not see: memfd pages written and never mapped, pipe buffers,
+    // hugetlb pages; transparent huge pages stay off (they let memory outrun the
+    // governor's samples). These say why in the keyboard's log (closed_memory_call).
+    const uint32_t closed = closed_action();
+    static const char *const hidden_memory[] = { "memfd_create", "memfd_secret", "pipe", "pipe2" };
+    for (size_t i = 0; rc == 0 && i < sizeof hidden_memory / sizeof *hidden_memory; i++) rc = deny(ctx, closed, hidden_memory[i], 0);
+    if (rc == 0) rc = deny(ctx, closed, "prctl", 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_THP_DISABLE));
+    if (rc == 0) rc = deny(ctx, closed, "mmap", 1, SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_HUGETLB, MAP_HUGETLB));
     if (rc == 0) rc = deny(ctx, eperm, "kill", 1, SCMP_A0(SCMP_CMP_NE, self));
     if (rc == 0) rc = deny(ctx, eperm, "tgkill", 1, SCMP_A0(SCMP_CMP_NE, self));
     if (rc == 0) rc = deny(ctx, eperm, "rt_sigqueueinfo", 1, SCMP_A0(SCMP_CMP_NE, self));
@@ -292,7 +363,7 @@ static int install_seccomp(const kbh_sandbox_request *q, char *err, size_t size)
     if (rc == 0) rc = deny(ctx, eperm, "ioctl", 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffU, TIOCSTI));
     if (rc == 0) rc = deny(ctx, eperm, "ioctl", 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffU, TIOCLINUX));
     // Sockets: Unix ones always; IPv4/IPv6 (not raw) with open access; packet, netlink and the rest never.
-    if (q->open_access) {
+    if (open_access) {
         if (rc == 0) rc = deny(ctx, eperm, "socket", 1, SCMP_A0(SCMP_CMP_GT, AF_INET6));
         for (int family = AF_UNSPEC; rc == 0 && family < AF_INET6; family++)
             if (family != AF_INET) rc = deny(ctx, eperm, "socket", 1, SCMP_A0(SCMP_CMP_EQ, family));
@@ -307,7 +378,58 @@ static int install_seccomp(const kbh_sandbox_request *q, char *err, size_t size)
         seccomp_release(ctx);
         return -1;
     }
-    rc = seccomp_load(ctx);
+    *out = ctx;
+    return 0;
+}
+
+int kbh_sandbox_prepare(bool open_access, char *err, size_t size) {
+    scmp_filter_ctx ctx;
+    if (build_seccomp(open_access, &ctx, err, size) < 0) return -1;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) < 0) {
+        seccomp_release(ctx);
+        return 0;  // built again at load
+    }
+    int rc = seccomp_export_bpf(ctx, fds[1]);
+    seccomp_release(ctx);
+    close(fds[1]);
+    unsigned char *bytes = NULL;
+    size_t length = 0;
+    for (ssize_t n; rc == 0;) {
+        unsigned char *grown = realloc(bytes, length + 4096);
+        if (!grown) { rc = -1; break; }
+        bytes = grown;
+        n = read(fds[0], bytes + length, 4096);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) { rc = n < 0 ? -1 : 0; break; }
+        length += (size_t)n;
+    }
+    close(fds[0]);
+    if (rc != 0 || length == 0 || length % sizeof(struct sock_filter) || length / sizeof(struct sock_filter) > 4096) {
+        free(bytes);
+        return 0;
+    }
+    free(prepared.program);
+    prepared.program = (struct sock_filter *)bytes;
+    prepared.length = (unsigned short)(length / sizeof(struct sock_filter));
+    prepared.open_access = open_access;
+    prepared.ready = true;
+    return 0;
+}
+
+static int install_seccomp(const kbh_sandbox_request *q, char *err, size_t size) {
+    if (install_closed_memory_handler(err, size) < 0) return -1;
+    if (prepared.ready && prepared.open_access == q->open_access) {
+        struct sock_fprog program = { .len = prepared.length, .filter = prepared.program };
+        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &program) != 0) {
+            say(err, size, "sandbox: the kernel refused the seccomp filter: %s", strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    scmp_filter_ctx ctx;
+    if (build_seccomp(q->open_access, &ctx, err, size) < 0) return -1;
+    int rc = seccomp_load(ctx);
     seccomp_release(ctx);
     if (rc != 0) {
         say(err, size, "sandbox: the kernel refused the seccomp filter: %s", strerror(-rc));

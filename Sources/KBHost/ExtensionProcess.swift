@@ -21,6 +21,12 @@ public final class ExtensionProcess {
         public var environment: [String] = []
         /// Start the worker in namespaces of its own (false only for measurements: `kbhost-bench`).
         public var isolate = true
+        /// Keep one extension process prepared ahead of need (spawned, in its
+        /// namespaces, handshake done), so that the next launch is only a load:
+        /// for front ends that switch keyboards (attach, the daemon, stress).
+        public var keepSpare = false
+        /// Give the worker a network namespace of its own from the start (no open access).
+        public var privateNetwork = false
         /// The memory budget the governor enforces (footprint: anonymous + shared memory + swap);
         /// nil: not watched (RLIMIT_DATA remains the backstop).
         public var memoryBudgetBytes: Int?
@@ -28,7 +34,7 @@ public final class ExtensionProcess {
         public init(workerPath: String) { self.workerPath = workerPath }
     }
 
-    public let keyboardID: String
+    public private(set) var keyboardID: String
     /// The keyboard's process: the one that loads the plugin, whose memory the governor watches.
     public private(set) var pid: pid_t
     /// The process the host spawned: the keyboard's process itself, or, in
@@ -36,7 +42,7 @@ public final class ExtensionProcess {
     private let spawnedPID: pid_t
     /// A pidfd of the keyboard's process when it is not the spawned one.
     private var keyboardPidfd: Int32
-    public let configuration: Configuration
+    public private(set) var configuration: Configuration
     private let socket: Int32
     private let pidfd: Int32
     private let output: Int32
@@ -78,6 +84,7 @@ public final class ExtensionProcess {
                          "--data-limit", String(configuration.dataLimitBytes),
                          "--stack-limit", String(configuration.stackLimitBytes),
                          "--parent", String(getpid())] + (configuration.isolate ? [] : ["--no-isolate"])
+                         + (configuration.privateNetwork ? ["--network", "private"] : [])
         let spawned: pid_t
         do {
             spawned = try Spawn.spawn(path: configuration.workerPath, arguments: arguments,
@@ -123,6 +130,38 @@ public final class ExtensionProcess {
             pid = keyboardPID
             keyboardPidfd = fd
         }
+        watchMemory()
+    }
+
+    /// A process for `keyboardID`: a prepared spare when one matches (see
+    /// `Configuration.keepSpare`), else a new one; with `keepSpare`, the next
+    /// spare is prepared in the background.
+    public static func launch(keyboardID: String, configuration: Configuration) throws(KeyboardFailure) -> ExtensionProcess {
+        guard configuration.keepSpare else { return try ExtensionProcess(keyboardID: keyboardID, configuration: configuration) }
+        defer { SpareProcesses.shared.prepare(like: configuration) }
+        if let spare = SpareProcesses.shared.take(like: configuration) {
+            spare.adopt(keyboardID: keyboardID, configuration: configuration)
+            return spare
+        }
+        return try ExtensionProcess(keyboardID: keyboardID, configuration: configuration)
+    }
+
+    /// A spare becomes a keyboard's: its name in failures, its deadlines, its budget.
+    func adopt(keyboardID: String, configuration: Configuration) {
+        self.keyboardID = keyboardID
+        self.configuration = configuration
+        watchMemory()
+    }
+
+    /// Whether the process still runs (a spare may have died while it waited).
+    var isAlive: Bool {
+        guard termination == nil else { return false }
+        guard let ended = try? Sys.reap(pidfd: pidfd, wait: false) else { return true }
+        termination = ended
+        return false
+    }
+
+    private func watchMemory() {
         if let budget = configuration.memoryBudgetBytes {
             Governor.shared.watch(pid: pid, pidfd: keyboardPidfd >= 0 ? keyboardPidfd : pidfd, budget: budget)
         }

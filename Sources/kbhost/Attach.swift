@@ -82,6 +82,7 @@ final class AttachSession {
                 try session.editDocument { $0 = doc }
             } else {
                 var configuration = context.installation.processConfiguration
+                configuration.keepSpare = true  // keyboards switch here: the next launch is only a load
                 configuration.memoryBudgetBytes = budget
                 session = try KeyboardSession(keyboard: loadable, document: document,
                                               configuration: configuration,

@@ -68,6 +68,7 @@ struct Demo: ParsableCommand {
         let keyboard = try installation.keyboard(stop.keyboard)
         let started = Sys.monotonicNanoseconds()
         var configuration = installation.processConfiguration
+        configuration.keepSpare = true  // keyboards switch here: the next launch is only a load
         configuration.memoryBudgetBytes = Governor.defaultBudget
         let session = try KeyboardSession(keyboard: keyboard, configuration: configuration)
         try session.appear()

@@ -46,6 +46,7 @@ struct Stress: ParsableCommand {
         }
         let faultKeyboards = try StressFault.parse(faults).map { try $0.keyboard(context.installation) }
         var configuration = context.installation.processConfiguration
+        configuration.keepSpare = true  // keyboards switch here: the next launch is only a load
         configuration.memoryBudgetBytes = try budget.bytes(context)
         configuration.eventDeadlineMilliseconds = eventDeadline
         var run = StressRun(keyboards: rotation, faultKeyboards: faultKeyboards, configuration: configuration,

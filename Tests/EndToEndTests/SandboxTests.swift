@@ -372,6 +372,57 @@ struct SandboxTests {
         #expect(allowed.out.contains("shm: \(SandboxTests.seccomp)"))
     }
 
+    @Test func aClosedMemoryCallSaysWhyInTheKeyboardsLog() throws {
+        let w = try world()
+        // x32 ends the keyboard, so that its log is printed with the failure.
+        let r = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "memfd", "pipe", "hugepages", "x32"], extraEnvironment: env)
+        #expect(r.out.hasPrefix("memfd: \(SandboxTests.seccomp)"))
+        for call in ["memfd_create", "pipe2", "prctl(PR_SET_THP_DISABLE)"] {
+            #expect(r.err.contains("kbhost sandbox: \(call) is closed to keyboards: memory held that way would escape the memory budget"),
+                    "\(call): \(r.err)")
+        }
+    }
+
+    /// A spare is taken only by a keyboard whose network it matches, and a
+    /// keyboard that takes one is sandboxed as any other.
+    @Test func aPreparedSpareServesTheNextLaunchAndOnlyAMatchingOne() throws {
+        let scene = try Scene()
+        var config = Fixtures.configuration
+        config.keepSpare = true
+        let access = KeyboardAccess(home: scene.world.home)
+        let first = try KeyboardSession(keyboard: try Fixtures.sample("dev.kbhost.NumberPad"), configuration: config, access: access)
+        first.close()
+        var closed = config
+        closed.privateNetwork = true
+        var waited = 0
+        while SpareProcesses.shared.readyPID(like: closed) == nil && waited < 2000 { usleep(1000); waited += 1 }
+        let spare = try #require(SpareProcesses.shared.readyPID(like: closed), "a spare was prepared")
+        // Without open access the spare is taken, and the keyboard in it is confined.
+        let hostile = try Fixtures.sample("dev.kbhost.Hostile")
+        let taken = try KeyboardSession(keyboard: hostile, document: TextDocument(text: scene.prefix), configuration: config, access: access)
+        #expect(taken.pid == spare)
+        try taken.appear()
+        for key in ["tcp", "neighbor", "prlimit", "own"] { try taken.tap(key) }
+        let o = Scene.outcomes(taken.document.text)
+        #expect(o["tcp"] == SandboxTests.seccomp)
+        #expect(o["neighbor"] == SandboxTests.notHere)
+        #expect(o["prlimit"] == SandboxTests.seccomp)
+        #expect(o["own"]?.hasPrefix("allowed") == true)
+        taken.close()
+        // With open access it is not: the spare has no network.
+        waited = 0
+        while SpareProcesses.shared.readyPID(like: closed) == nil && waited < 2000 { usleep(1000); waited += 1 }
+        let next = SpareProcesses.shared.readyPID(like: closed)
+        let open = try KeyboardSession(keyboard: hostile, document: TextDocument(text: scene.prefix), configuration: config,
+                                       hasFullAccess: true, access: access)
+        #expect(open.pid != next)
+        try open.appear()
+        try open.tap("tcp")
+        #expect(Scene.outcomes(open.document.text)["tcp"] == "allowed: sent 7 bytes to 127.0.0.1:\(scene.listeners.port)")
+        open.close()
+        SpareProcesses.shared.drain()
+    }
+
     @Test func theKeyboardsProcessHasNamespacesOfItsOwn() throws {
         let keyboard = try Fixtures.sample("dev.kbhost.NumberPad")
         let session = try KeyboardSession(keyboard: keyboard, configuration: Fixtures.configuration)

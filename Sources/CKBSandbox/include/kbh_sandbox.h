@@ -29,6 +29,7 @@ typedef struct kbh_sandbox_request {
     unsigned allow_missing;           /* KBH_MECH_* the user allowed to be missing */
     unsigned pretend_missing;         /* KBH_MECH_* to treat as missing (tests, doctor) */
     bool namespaced;                  /* kbh_isolate_start succeeded in this process */
+    bool network_isolated;            /* … with a network namespace of its own already */
     const char *namespace_error;      /* else why not (for the message), or NULL */
 } kbh_sandbox_request;
 
@@ -52,10 +53,15 @@ bool kbh_namespaces_available(void);
 
 /* At the worker's start, before anything else: enters new user, mount, PID,
    IPC and UTS namespaces and forks so that the caller continues as pid 2 of
-   the new PID namespace (see isolation.c). Only the keyboard's process
+   the new PID namespace (see isolation.c), with a network namespace of its
+   own too when `private_network` (a keyboard without open access). Only the keyboard's process
    returns: 0, or 1 when the kernel refused the namespaces (err says why; the
    process goes on without them), or -1 on another failure. */
-int kbh_isolate_start(char *err, size_t err_size);
+int kbh_isolate_start(bool private_network, char *err, size_t err_size);
+
+/* Builds the seccomp filter ahead of the load (while the process waits for
+   one); kbh_sandbox_apply then installs it as it is. 0, or -1 with err. */
+int kbh_sandbox_prepare(bool open_access, char *err, size_t err_size);
 
 /* In the namespaces: builds the root the keyboard sees and pivots into it (called by kbh_sandbox_apply). */
 int kbh_isolate_filesystem(const kbh_sandbox_request *request, const char *const *system_paths, size_t system_count,
