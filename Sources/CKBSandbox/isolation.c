@@ -20,6 +20,7 @@
 // network namespace of its own (a loopback that is down).
 #define _GNU_SOURCE
 #include "kbh_sandbox.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -69,13 +70,6 @@ struct kbh_mount_attr {
     uint64_t userns_fd;
 };
 
-static void say(char *err, size_t size, const char *format, ...) {
-    if (!err || size == 0) return;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err, size, format, args);
-    va_end(args);
-}
 
 static int write_file(const char *path, const char *text) {
     int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -125,7 +119,7 @@ int kbh_isolate_start(bool private_network, char *err, size_t size) {
     gid_t gid = getegid();
     int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | (private_network ? CLONE_NEWNET : 0);
     if (unshare(flags) < 0) {
-        say(err, size, "the kernel refused new user, mount, PID, IPC, UTS and network namespaces (%s)%s", strerror(errno),
+        kbh_say(err, size, "the kernel refused new user, mount, PID, IPC, UTS and network namespaces (%s)%s", strerror(errno),
             errno == EPERM || errno == ENOSPC
                 ? "; unprivileged user namespaces may be disabled (user.max_user_namespaces, or a policy such as "
                   "Ubuntu's apparmor_restrict_unprivileged_userns)"
@@ -142,12 +136,12 @@ int kbh_isolate_start(bool private_network, char *err, size_t size) {
 
     int status_pipe[2];
     if (pipe2(status_pipe, O_CLOEXEC) < 0) {
-        say(err, size, "cannot make the status pipe: %s", strerror(errno));
+        kbh_say(err, size, "cannot make the status pipe: %s", strerror(errno));
         return -1;
     }
     pid_t init = fork();
     if (init < 0) {
-        say(err, size, "cannot start the namespace's init: %s", strerror(errno));
+        kbh_say(err, size, "cannot start the namespace's init: %s", strerror(errno));
         return -1;
     }
     if (init > 0) {
@@ -181,7 +175,7 @@ int kbh_isolate_start(bool private_network, char *err, size_t size) {
     return 0;
 
 mapping_failed:
-    say(err, size, "cannot map the user into its namespace: %s", strerror(errno));
+    kbh_say(err, size, "cannot map the user into its namespace: %s", strerror(errno));
     return -1;
 }
 
@@ -248,7 +242,7 @@ static int plan_add(struct plan *p, const char *path, int kind, char *err, size_
     if (p->count == p->capacity) {
         int capacity = p->capacity ? p->capacity * 2 : 32;
         struct source *items = realloc(p->items, (size_t)capacity * sizeof *items);
-        if (!items) { say(err, size, "sandbox: out of memory"); return -1; }
+        if (!items) { kbh_say(err, size, "sandbox: out of memory"); return -1; }
         p->items = items;
         p->capacity = capacity;
     }
@@ -279,14 +273,14 @@ static int plan_add(struct plan *p, const char *path, int kind, char *err, size_
     s->directory = S_ISDIR(st.st_mode);
     s->fd = (int)syscall(SYS_open_tree, AT_FDCWD, clean, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
     if (s->fd < 0) {
-        say(err, size, "sandbox: cannot take %s into the keyboard's namespace: %s", clean, strerror(errno));
+        kbh_say(err, size, "sandbox: cannot take %s into the keyboard's namespace: %s", clean, strerror(errno));
         return -1;
     }
     struct kbh_mount_attr attr = { .attr_set = KBH_MOUNT_ATTR_NOSUID };
     if (kind != KIND_DEVICE) attr.attr_set |= KBH_MOUNT_ATTR_NODEV;
     if (kind != KIND_WRITE) attr.attr_set |= KBH_MOUNT_ATTR_RDONLY;
     if (syscall(SYS_mount_setattr, s->fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) < 0) {
-        say(err, size, "sandbox: cannot make %s read-only in the keyboard's namespace: %s", clean, strerror(errno));
+        kbh_say(err, size, "sandbox: cannot make %s read-only in the keyboard's namespace: %s", clean, strerror(errno));
         close(s->fd);
         return -1;
     }
@@ -303,21 +297,21 @@ static int make_parents(const char *root, const char *path, bool last_is_directo
         if (*c != '/') continue;
         *c = 0;
         if (mkdir(full, 0755) < 0 && errno != EEXIST) {
-            say(err, size, "sandbox: cannot make %s in the keyboard's root: %s", full + skip, strerror(errno));
+            kbh_say(err, size, "sandbox: cannot make %s in the keyboard's root: %s", full + skip, strerror(errno));
             return -1;
         }
         *c = '/';
     }
     if (last_is_directory) {
         if (mkdir(full, 0755) < 0 && errno != EEXIST) {
-            say(err, size, "sandbox: cannot make %s in the keyboard's root: %s", path, strerror(errno));
+            kbh_say(err, size, "sandbox: cannot make %s in the keyboard's root: %s", path, strerror(errno));
             return -1;
         }
     } else {
         int fd = open(full, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
         if (fd >= 0) close(fd);
         else if (errno != EEXIST && errno != EROFS && errno != EISDIR) {
-            say(err, size, "sandbox: cannot make %s in the keyboard's root: %s", path, strerror(errno));
+            kbh_say(err, size, "sandbox: cannot make %s in the keyboard's root: %s", path, strerror(errno));
             return -1;
         }
     }
@@ -352,15 +346,15 @@ int kbh_isolate_filesystem(const kbh_sandbox_request *q, const char *const *syst
     int tmp_fd = -1;
     if (rc == 0 && tmp[0]) {
         tmp_fd = (int)syscall(SYS_open_tree, AT_FDCWD, tmp, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-        if (tmp_fd < 0) { say(err, size, "sandbox: cannot take %s as the keyboard's /tmp: %s", tmp, strerror(errno)); rc = -1; }
+        if (tmp_fd < 0) { kbh_say(err, size, "sandbox: cannot take %s as the keyboard's /tmp: %s", tmp, strerror(errno)); rc = -1; }
     }
     const char *root = "/tmp";
     if (rc == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
-        say(err, size, "sandbox: cannot make the mounts private: %s", strerror(errno));
+        kbh_say(err, size, "sandbox: cannot make the mounts private: %s", strerror(errno));
         rc = -1;
     }
     if (rc == 0 && mount("kbhost", root, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=64k,nr_inodes=512,mode=0755") < 0) {
-        say(err, size, "sandbox: cannot mount the keyboard's root: %s", strerror(errno));
+        kbh_say(err, size, "sandbox: cannot mount the keyboard's root: %s", strerror(errno));
         rc = -1;
     }
     // Parents before children, so a child mounts over what its parent shows.
@@ -373,7 +367,7 @@ int kbh_isolate_filesystem(const kbh_sandbox_request *q, const char *const *syst
             if ((rc = make_parents(root, s->path, false, err, size)) == 0) {
                 unlink(target);
                 if (symlink(s->link, target) < 0 && errno != EEXIST) {
-                    say(err, size, "sandbox: cannot link %s in the keyboard's root: %s", s->path, strerror(errno));
+                    kbh_say(err, size, "sandbox: cannot link %s in the keyboard's root: %s", s->path, strerror(errno));
                     rc = -1;
                 }
             }
@@ -382,7 +376,7 @@ int kbh_isolate_filesystem(const kbh_sandbox_request *q, const char *const *syst
         struct stat st;
         if (stat(target, &st) < 0) rc = make_parents(root, s->path, s->directory, err, size);
         if (rc == 0 && syscall(SYS_move_mount, s->fd, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) < 0) {
-            say(err, size, "sandbox: cannot mount %s in the keyboard's root: %s", s->path, strerror(errno));
+            kbh_say(err, size, "sandbox: cannot mount %s in the keyboard's root: %s", s->path, strerror(errno));
             rc = -1;
         }
     }
@@ -391,13 +385,13 @@ int kbh_isolate_filesystem(const kbh_sandbox_request *q, const char *const *syst
         snprintf(target, sizeof target, "%s/tmp", root);
         if (mkdir(target, 01777) < 0 && errno != EEXIST) rc = -1;
         if (rc == 0 && syscall(SYS_move_mount, tmp_fd, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) < 0) rc = -1;
-        if (rc < 0) say(err, size, "sandbox: cannot mount the keyboard's /tmp: %s", strerror(errno));
+        if (rc < 0) kbh_say(err, size, "sandbox: cannot mount the keyboard's /tmp: %s", strerror(errno));
     }
     if (rc == 0) {
         snprintf(target, sizeof target, "%s/proc", root);
         mkdir(target, 0555);
         if (mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
-            say(err, size, "sandbox: cannot mount /proc for the keyboard's PID namespace: %s", strerror(errno));
+            kbh_say(err, size, "sandbox: cannot mount /proc for the keyboard's PID namespace: %s", strerror(errno));
             rc = -1;
         }
     }
@@ -407,24 +401,24 @@ int kbh_isolate_filesystem(const kbh_sandbox_request *q, const char *const *syst
     if (rc != 0) return rc;
     // Into the new root; the old one is detached and gone.
     if (chdir(root) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 || umount2(".", MNT_DETACH) < 0 || chdir("/") < 0) {
-        say(err, size, "sandbox: cannot switch to the keyboard's root: %s", strerror(errno));
+        kbh_say(err, size, "sandbox: cannot switch to the keyboard's root: %s", strerror(errno));
         return -1;
     }
     if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
-        say(err, size, "sandbox: cannot make the keyboard's root read-only: %s", strerror(errno));
+        kbh_say(err, size, "sandbox: cannot make the keyboard's root read-only: %s", strerror(errno));
         return -1;
     }
     if (q->open_access && q->network_isolated) {
-        say(err, size, "sandbox: the extension process was started without the network, but the keyboard has open access");
+        kbh_say(err, size, "sandbox: the extension process was started without the network, but the keyboard has open access");
         return -1;
     }
     if (!q->open_access && !q->network_isolated && unshare(CLONE_NEWNET) < 0) {
-        say(err, size, "sandbox: cannot give the keyboard a network namespace of its own: %s", strerror(errno));
+        kbh_say(err, size, "sandbox: cannot give the keyboard a network namespace of its own: %s", strerror(errno));
         return -1;
     }
     (void)sethostname("keyboard", 8);
     if (q->container && q->container[0] && chdir(q->container) < 0) {
-        say(err, size, "sandbox: cannot enter the keyboard's container %s: %s", q->container, strerror(errno));
+        kbh_say(err, size, "sandbox: cannot enter the keyboard's container %s: %s", q->container, strerror(errno));
         return -1;
     }
     return 0;

@@ -2,6 +2,7 @@
 // security section: what a keyboard may do with and without open access.
 #define _GNU_SOURCE
 #include "kbh_sandbox.h"
+#include "internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -63,7 +64,7 @@ struct ll_path_beneath_attr {
 static const uint64_t ll_read = LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR;
 static const uint64_t ll_file_rights = LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV;
 
-static void say(char *err, size_t size, const char *format, ...) {
+void kbh_say(char *err, size_t size, const char *format, ...) {
     if (!err || size == 0) return;
     va_list args;
     va_start(args, format);
@@ -110,7 +111,7 @@ static uint64_t ll_fs_handled(int abi) {
 // exist is skipped: not every system has /lib64.
 static int ll_allow(int ruleset, const char *path, uint64_t access, uint64_t handled, char *err, size_t size) {
     int fd = open(path, O_PATH | O_CLOEXEC);
-    if (fd < 0) return errno == ENOENT || errno == ENOTDIR ? 0 : (say(err, size, "sandbox: cannot open %s for a Landlock rule: %s", path, strerror(errno)), -1);
+    if (fd < 0) return errno == ENOENT || errno == ENOTDIR ? 0 : (kbh_say(err, size, "sandbox: cannot open %s for a Landlock rule: %s", path, strerror(errno)), -1);
     struct stat st;
     if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode)) access &= ll_file_rights;
     struct ll_path_beneath_attr rule = { .allowed_access = access & handled, .parent_fd = fd };
@@ -118,7 +119,7 @@ static int ll_allow(int ruleset, const char *path, uint64_t access, uint64_t han
     int saved = errno;
     close(fd);
     if (r < 0) {
-        say(err, size, "sandbox: Landlock refused the rule for %s: %s", path, strerror(saved));
+        kbh_say(err, size, "sandbox: Landlock refused the rule for %s: %s", path, strerror(saved));
         return -1;
     }
     return 0;
@@ -179,7 +180,7 @@ static int install_landlock(const kbh_sandbox_request *q, const struct lib_dirs 
     size_t attr_size = abi >= 6 ? sizeof attr : abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
     int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
     if (ruleset < 0) {
-        say(err, size, "sandbox: Landlock would not create a ruleset: %s", strerror(errno));
+        kbh_say(err, size, "sandbox: Landlock would not create a ruleset: %s", strerror(errno));
         return -1;
     }
     uint64_t handled = attr.handled_access_fs;
@@ -198,7 +199,7 @@ static int install_landlock(const kbh_sandbox_request *q, const struct lib_dirs 
     for (size_t i = 0; rc == 0 && i < q->group_path_count; i++)
         rc = ll_allow(ruleset, q->group_paths[i], q->open_access ? handled : ll_read, handled, err, size);
     if (rc == 0 && syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) {
-        say(err, size, "sandbox: Landlock would not restrict the process: %s", strerror(errno));
+        kbh_say(err, size, "sandbox: Landlock would not restrict the process: %s", strerror(errno));
         rc = -1;
     }
     close(ruleset);
@@ -276,7 +277,7 @@ static int install_closed_memory_handler(char *err, size_t size) {
     action.sa_flags = SA_SIGINFO;
     sigemptyset(&action.sa_mask);
     if (sigaction(SIGSYS, &action, NULL) < 0) {
-        say(err, size, "sandbox: cannot handle SIGSYS: %s", strerror(errno));
+        kbh_say(err, size, "sandbox: cannot handle SIGSYS: %s", strerror(errno));
         return -1;
     }
     return 0;
@@ -293,7 +294,7 @@ static struct {
 static int build_seccomp(bool open_access, scmp_filter_ctx *out, char *err, size_t size) {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     if (!ctx) {
-        say(err, size, "sandbox: libseccomp could not start a filter");
+        kbh_say(err, size, "sandbox: libseccomp could not start a filter");
         return -1;
     }
     const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
@@ -374,7 +375,7 @@ static int build_seccomp(bool open_access, scmp_filter_ctx *out, char *err, size
     }
     if (rc == 0) rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
     if (rc != 0) {
-        say(err, size, "sandbox: libseccomp could not build the filter: %s", strerror(-rc));
+        kbh_say(err, size, "sandbox: libseccomp could not build the filter: %s", strerror(-rc));
         seccomp_release(ctx);
         return -1;
     }
@@ -422,7 +423,7 @@ static int install_seccomp(const kbh_sandbox_request *q, char *err, size_t size)
     if (prepared.ready && prepared.open_access == q->open_access) {
         struct sock_fprog program = { .len = prepared.length, .filter = prepared.program };
         if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &program) != 0) {
-            say(err, size, "sandbox: the kernel refused the seccomp filter: %s", strerror(errno));
+            kbh_say(err, size, "sandbox: the kernel refused the seccomp filter: %s", strerror(errno));
             return -1;
         }
         return 0;
@@ -432,7 +433,7 @@ static int install_seccomp(const kbh_sandbox_request *q, char *err, size_t size)
     int rc = seccomp_load(ctx);
     seccomp_release(ctx);
     if (rc != 0) {
-        say(err, size, "sandbox: the kernel refused the seccomp filter: %s", strerror(-rc));
+        kbh_say(err, size, "sandbox: the kernel refused the seccomp filter: %s", strerror(-rc));
         return -1;
     }
     return 0;
@@ -443,7 +444,7 @@ static int drop_capabilities(char *err, size_t size) {
     for (int cap = 0; cap <= 63; cap++) {
         if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) < 0) break;  // past the last capability
         if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EPERM) {
-            say(err, size, "sandbox: cannot drop capability %d from the bounding set: %s", cap, strerror(errno));
+            kbh_say(err, size, "sandbox: cannot drop capability %d from the bounding set: %s", cap, strerror(errno));
             return -1;
         }
     }
@@ -452,7 +453,7 @@ static int drop_capabilities(char *err, size_t size) {
     struct __user_cap_data_struct data[2];
     memset(data, 0, sizeof data);
     if (syscall(SYS_capset, &header, data) < 0) {
-        say(err, size, "sandbox: cannot drop capabilities: %s", strerror(errno));
+        kbh_say(err, size, "sandbox: cannot drop capabilities: %s", strerror(errno));
         return -1;
     }
     return 0;
@@ -506,7 +507,7 @@ int kbh_sandbox_apply(const kbh_sandbox_request *q, unsigned *skipped, char *err
         if (!(needed & m) || (have & m)) continue;
         if (!(q->allow_missing & m)) {
             const char *why = m == KBH_MECH_NAMESPACES && q->namespace_error ? q->namespace_error : NULL;
-            say(err, size, "this kernel lacks %s%s%s%s, which kbhost's sandbox needs (protection '%s'); "
+            kbh_say(err, size, "this kernel lacks %s%s%s%s, which kbhost's sandbox needs (protection '%s'); "
                 "the keyboard was not started. To run it without that protection: kbhost protection ID allow %s",
                 mechanism_need(m), why ? " (" : "", why ? why : "", why ? ")" : "",
                 kbh_mechanism_name(m), kbh_mechanism_name(m));
@@ -516,23 +517,23 @@ int kbh_sandbox_apply(const kbh_sandbox_request *q, unsigned *skipped, char *err
     }
     int threads = thread_count();
     if (threads > 1) {
-        say(err, size, "sandbox: the extension process already has %d threads; Landlock would restrict only one", threads);
+        kbh_say(err, size, "sandbox: the extension process already has %d threads; Landlock would restrict only one", threads);
         return -1;
     }
     struct lib_dirs *libs = system_paths();
     if (!libs) {
-        say(err, size, "sandbox: out of memory");
+        kbh_say(err, size, "sandbox: out of memory");
         return -1;
     }
     int rc = 0;
     if (have & KBH_MECH_NAMESPACES) rc = kbh_isolate_filesystem(q, libs->list, (size_t)libs->count, err, size);
     // Huge pages let memory outrun the governor's samples (18.7 MiB over a budget was seen): none.
     if (rc == 0 && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) < 0) {
-        say(err, size, "sandbox: cannot turn transparent huge pages off: %s", strerror(errno));
+        kbh_say(err, size, "sandbox: cannot turn transparent huge pages off: %s", strerror(errno));
         rc = -1;
     }
     if (rc == 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-        say(err, size, "sandbox: PR_SET_NO_NEW_PRIVS failed: %s", strerror(errno));
+        kbh_say(err, size, "sandbox: PR_SET_NO_NEW_PRIVS failed: %s", strerror(errno));
         rc = -1;
     }
     if (rc == 0) rc = drop_capabilities(err, size);
