@@ -338,6 +338,15 @@ static void try_daemon(hostile *self) {
     snprintf(request, sizeof request, "{\"argv\":[\"access\",\"dev.kbhost.Hostile\",\"on\"],\"home\":\"%s\"}\n", home);
     try_unix_socket(self, "daemon", "run/control", request);
 }
+/* A TCP server of its own on 127.0.0.1 (with open access, a way to hold buffers and to serve). */
+static void try_listen(hostile *self) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) { report_errno(self, "listen", errno); return; }
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 4) < 0) { int e = errno; close(fd); report_errno(self, "listen", e); return; }
+    close(fd);
+    report(self, "listen", 1, "listened on 127.0.0.1");
+}
 static void try_unix(hostile *self) { try_unix_socket(self, "unix", "listener.sock", "hostile"); }
 static void try_socketpair(hostile *self) {
     int fds[2];
@@ -499,7 +508,7 @@ static const struct attempt {
     {"chmod-group", "chmodGroup", try_chmod_group}, {"utime", "utime", try_utime}, {"chown", "chown", try_chown},
     {"inotify", "inotify", try_inotify}, {"memfd", "memfd", try_memfd}, {"pipe", "pipe", try_pipe},
     {"hugepages", "hugepages", try_hugepages}, {"env", "env", try_env}, {"cwd", "cwd", try_cwd},
-    {"fds", "fds", try_fds}, {"processes", "processes", try_processes},
+    {"fds", "fds", try_fds}, {"processes", "processes", try_processes}, {"listen", "listen", try_listen},
     {"escape", "escape", try_escape},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])

@@ -325,6 +325,9 @@ static int build_seccomp(bool open_access, scmp_filter_ctx *out, char *err, size
         "socketpair", "shmget", "shmat", "shmctl", "shmdt", "msgget", "msgsnd", "msgrcv", "msgctl",
         "semget", "semop", "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive",
         "mq_notify", "mq_getsetattr",
+        // Serving: a keyboard only ever connects out (and a listener with its own
+        // connections would hold socket buffers the budget does not see).
+        "listen", "accept", "accept4",
         // Watching files it does not own; giving files away.
         "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
         "chown", "fchown", "lchown", "fchownat",

@@ -198,7 +198,7 @@ struct SandboxTests {
                        "own", "group-read", "group-write", "defaults", "pasteboard", "ptrace", "signal", "procmem",
                        "vmread", "abstract", "exec", "fork", "prlimit", "renice", "sched", "affinity", "ioprio", "setpgid",
                        "daemon", "unix", "socketpair", "shm", "msgq", "chmod", "chmod-group", "utime", "chown", "inotify",
-                       "memfd", "pipe", "hugepages", "env", "cwd", "fds", "processes"]
+                       "memfd", "pipe", "hugepages", "env", "cwd", "fds", "processes", "listen"]
     static let seccomp = "denied: Operation not permitted (errno 1)"   // the seccomp filter's answer
     static let landlock = "denied: Permission denied (errno 13)"       // Landlock's
     static let notHere = "denied: No such file or directory (errno 2)" // not in the keyboard's namespace
@@ -207,7 +207,7 @@ struct SandboxTests {
     /// Denied by the filter, with and without open access.
     static let filtered = ["raw", "packet", "netlink", "io_uring", "ptrace", "signal", "vmread", "exec", "fork", "abstract",
                            "prlimit", "renice", "sched", "affinity", "ioprio", "setpgid", "socketpair", "shm", "msgq",
-                           "chown", "inotify", "memfd", "pipe", "hugepages"]
+                           "chown", "inotify", "memfd", "pipe", "hugepages", "listen"]
     /// Nothing of that name in the keyboard's namespaces, though each exists outside.
     static let unnameable = ["neighbor", "home", "passwd", "settings", "procmem", "daemon", "unix", "chmod"]
 
@@ -274,7 +274,7 @@ struct SandboxTests {
             #expect(o[key]?.hasPrefix("allowed") == true || o[key]?.hasPrefix("denied: Operation not permitted") == true,
                     "\(key): \(o[key] ?? "nothing") (needs CAP_NET_RAW: allowed as root)")
         }
-        let reached = ["io_uring", "ptrace", "signal", "vmread", "abstract", "prlimit", "renice", "sched", "affinity", "ioprio",
+        let reached = ["listen", "io_uring", "ptrace", "signal", "vmread", "abstract", "prlimit", "renice", "sched", "affinity", "ioprio",
                        "setpgid", "socketpair", "shm", "msgq", "chown", "inotify", "memfd", "pipe", "neighbor", "passwd",
                        "settings", "procmem", "daemon", "unix", "chmod", "chmod-group", "utime"]
         for key in reached { #expect(o[key]?.hasPrefix("allowed") == true, "\(key): \(o[key] ?? "nothing")") }
