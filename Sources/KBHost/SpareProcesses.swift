@@ -42,7 +42,7 @@ public final class SpareProcesses: Sendable {
     }
 
     /// Prepares a spare for this configuration in the background, unless one is ready or on its way.
-    func prepare(like configuration: ExtensionProcess.Configuration) {
+    public func prepare(like configuration: ExtensionProcess.Configuration) {
         let kind = Kind(configuration)
         guard spares.withLock({ $0[kind] == nil }), preparing.withLock({ $0.insert(kind).inserted }) else { return }
         var spareConfiguration = configuration

@@ -33,103 +33,37 @@ struct Attach: ParsableCommand {
     }
 }
 
-/// The terminal text field: one document, the current keyboard's session (or
-/// the built-in system keyboard), a globe key, and the daemon's news.
+/// The terminal text field: a front end over the input manager (which holds
+/// the document, the current keyboard, the globe key and failover). This
+/// class reads keys, subscribes to the daemon, and draws.
 final class AttachSession {
     let context: Context
-    let field: FieldContext
-    var document: TextDocument
-    let sessions = SessionPool(limit: 3)
-    var currentID: String
-    /// The keyboard used before the current one: where the user lands if the current one fails.
-    var previousID: String?
+    let manager: InputManager
     var status = ""
     var subscription: LineChannel?
     var running = true
-    /// The device's orientation; Ctrl-R turns it.
-    var landscape = false
-    let budget: Int
+    var budget: Int { manager.budget }
 
     init(context: Context, field: FieldContext, text: String, budget: Int) throws {
         self.context = context
-        self.budget = budget
-        self.field = field
-        document = TextDocument(text: text, traits: field.traits)
-        let settings = try context.settings()
-        currentID = InputModes.active(settings, registry: context.registry, field: field)
+        do {
+            manager = try InputManager(installation: context.installation, store: context.store, registry: context.registry,
+                                       field: field, text: text, budget: budget)
+        } catch {
+            throw exitWithError(error.description, status: Kbhost.Exit.badSettings)
+        }
         subscription = DaemonClient.subscribe()
-        activate(currentID)
+        manager.onSettingsChanged = { DaemonClient.notify() }
+        manager.onEvent = { [weak self] event in
+            guard let self, case .keyboardFailed(_, let reason, let setAside, let landedOn) = event else { return }
+            let aside = setAside ? "; set aside until enabled again" : ""
+            status = "⚠ \(reason)\(aside) — switched to \(context.name(landedOn))"
+        }
+        manager.start()
     }
 
-    var active: KeyboardSession? { sessions[currentID] }
-
-    /// Shows a keyboard: the plugin's session (started or reused), or the system keyboard.
-    func activate(_ id: String) {
-        if let old = active, old.keyboard.identifier != id {
-            try? old.disappear()
-            document = old.document
-        }
-        if id != currentID { previousID = currentID }
-        currentID = id
-        guard let entry = context.registry.entry(id), let loadable = entry.loadable else { return }
-        do {
-            let settings = try context.settings()
-            let session: KeyboardSession
-            if let existing = sessions[id], existing.failure == nil {
-                session = existing
-                sessions.touch(id)
-                let doc = document
-                try session.editDocument { $0 = doc }
-            } else {
-                var configuration = context.installation.processConfiguration
-                configuration.keepSpare = true  // keyboards switch here: the next launch is only a load
-                configuration.memoryBudgetBytes = budget
-                session = try KeyboardSession(keyboard: loadable, document: document,
-                                              configuration: configuration,
-                                              needsInputModeSwitchKey: InputModes.needsInputModeSwitchKey(settings, deviceDrawsGlobeKey: settings.deviceDrawsGlobeKey),
-                                              hasFullAccess: settings.fullAccess.contains(id), inputModes: settings.enabled,
-                                              access: context.access(for: id, settings))
-                session.onAdvanceToNextInputMode = { [weak self] in self?.globe() }
-                sessions.insert(session)
-            }
-            try session.appear()
-        } catch {
-            fellBack(from: id, because: "\(error)")
-        }
-    }
-
-    /// A keyboard failed: what it committed stays (marked text committed as
-    /// plain text); the failure is recorded — a keyboard that keeps failing is
-    /// set aside — and the user lands on the previous keyboard, or the system one.
-    func fellBack(from id: String, because reason: String) {
-        if let failed = sessions.remove(id) { document = failed.document }
-        let firstLine = String(reason.split(separator: "\n").first ?? "")
-        let settings = try? context.store.update { $0.recordFailure(of: id, reason: firstLine, at: Date().timeIntervalSince1970) }
-        var landing = SystemKeyboard.identifier
-        if let previous = previousID, previous != id, let entry = context.registry.entry(previous),
-           InputModes.ineligibility(of: entry, for: field) == nil,
-           settings?.mayStart(previous, at: Date().timeIntervalSince1970) ?? true {
-            landing = previous
-        }
-        currentID = id  // so that activate() records the failed one as previous
-        activate(landing)
-        let aside = settings?.failures[id]?.setAside == true ? "; set aside until enabled again" : ""
-        status = "⚠ \(firstLine)\(aside) — switched to \(context.name(currentID))"
-    }
-
-    /// The globe key: the next enabled keyboard, written to the settings here;
-    /// a running daemon is told, and tells the other attached sessions.
-    func globe() {
-        do {
-            let settings = try context.store.update { settings in
-                settings.current = InputModes.next(settings, registry: context.registry, field: field)
-            }
-            activate(settings.current)
-            DaemonClient.notify()
-        } catch {
-            status = "⚠ \(error)"
-        }
-    }
+    var currentID: String { manager.currentID }
+    var active: KeyboardSession? { manager.active }
 
     func loop() {
         render()
@@ -146,7 +80,7 @@ final class AttachSession {
             }
             render()
         }
-        sessions.closeAll()
+        manager.close()
     }
 
     func daemonNews() {
@@ -157,11 +91,7 @@ final class AttachSession {
             return
         }
         subscription = channel
-        if event.event == "current", let id = event.identifier {
-            let allowed = context.registry.entry(id).map { InputModes.ineligibility(of: $0, for: field) == nil } ?? false
-            let target = allowed ? id : SystemKeyboard.identifier
-            if target != currentID { activate(target) }  // this session's own globe key is already shown
-        }
+        if event.event == "current", let id = event.identifier { manager.follow(current: id) }
     }
 
     func handle(_ bytes: [UInt8]) {
@@ -170,8 +100,8 @@ final class AttachSession {
         case [27], [3], [4]: running = false
         case [7]: globe()
         case [18]: rotate()
-        case [27, 91, 68]: moveCursor(-1)
-        case [27, 91, 67]: moveCursor(1)
+        case [27, 91, 68]: manager.moveCursor(by: -1)
+        case [27, 91, 67]: manager.moveCursor(by: 1)
         case [127], [8]: tap("delete")
         case [13], [10]: tap("return")
         case [32]: tap("space")
@@ -181,54 +111,25 @@ final class AttachSession {
         }
     }
 
-    /// Turns the device: the keyboard hears its new size (viewWillTransition).
+    func globe() {
+        do { try manager.globe() } catch { status = "⚠ \(error)" }
+    }
+
     func rotate() {
-        landscape.toggle()
-        let size = landscape ? TapStep.landscape : TapStep.portrait
-        status = "rotated to \(landscape ? "landscape" : "portrait") (\(Int(size.width))×\(Int(size.height)) points)"
-        guard let session = active else { return }
-        do { try session.transition(toWidth: size.width, height: size.height) } catch {
-            fellBack(from: currentID, because: error.description)
+        manager.rotate()
+        let size = manager.landscape ? TapStep.landscape : TapStep.portrait
+        if status.isEmpty {
+            status = "rotated to \(manager.landscape ? "landscape" : "portrait") (\(Int(size.width))×\(Int(size.height)) points)"
         }
     }
 
     func tap(_ name: String) {
-        guard let session = active else {
-            // The built-in system keyboard types straight into the document.
-            switch name {
-            case "delete": document.buffer.deleteBackward()
-            case "return": document.buffer.insertText("\n")
-            case "space": document.buffer.insertText(" ")
-            default: document.buffer.insertText(name)
-            }
-            return
-        }
-        // Characters a terminal can type, for keys labelled with their typographic forms.
-        let aliases = ["-": "−", "*": "×", "/": "÷"]
-        let target = session.layout.key(named: name) == nil ? (aliases[name] ?? name) : name
-        do {
-            // A capital on a keyboard whose letter keys keep lowercase labels: shift, then the letter.
-            if session.layout.key(named: target) == nil, target != target.lowercased(),
-               session.layout.key(named: target.lowercased()) != nil, session.layout.key(named: "shift") != nil {
-                try session.tap("shift")
-                try session.tap(target.lowercased())
-                return
-            }
-            try session.tap(target)
-        } catch {
-            if case .noSuchKey = error { status = "no key '\(name)' on \(context.name(session.keyboard.identifier))" }
-            else { fellBack(from: currentID, because: error.description) }
+        if manager.tap(name) == .noSuchKey, let session = active {
+            status = "no key '\(name)' on \(context.name(session.keyboard.identifier))"
         }
     }
 
-    func moveCursor(_ by: Int) {
-        guard let session = active else { return document.buffer.moveInsertionPoint(byCharacters: by) }
-        do { try session.editDocument { $0.buffer.moveInsertionPoint(byCharacters: by) } } catch {
-            fellBack(from: currentID, because: "\(error)")
-        }
-    }
-
-    var currentDocument: TextDocument { active?.document ?? document }
+    var currentDocument: TextDocument { manager.currentDocument }
 
     /// Draws the screen. What the keyboard and its manifest control (the document, the
     /// name, the display line, the key labels, a failure in the status) is escaped for

@@ -1,0 +1,204 @@
+import Foundation
+import KBText
+
+/// The input manager for one focused field: its document, the current
+/// keyboard's session (and a few warm ones), the globe key, the daemon's news,
+/// and failover. Front ends — `kbhost attach` today, the IBus engine next —
+/// feed it keys and draw what it holds; none of this logic lives in them.
+///
+/// The document is the app's: a keyboard that fails takes nothing with it.
+/// Its marked text is committed as plain text, the failure is recorded (a
+/// keyboard that keeps failing is set aside), and the user lands on the
+/// keyboard used before, or on the built-in system keyboard.
+public final class InputManager {
+    /// What a front end hears.
+    public enum Event: Equatable, Sendable {
+        /// The current keyboard changed: the globe key, `set`, the daemon's news, or a failover.
+        case currentChanged(String)
+        /// A keyboard failed; the user is now on `landedOn`.
+        case keyboardFailed(id: String, reason: String, setAside: Bool, landedOn: String)
+    }
+
+    /// How a tap went.
+    public enum TapOutcome: Equatable, Sendable {
+        case tapped
+        /// The current keyboard has no such key (nothing happened).
+        case noSuchKey
+        /// The keyboard failed on it (see `Event.keyboardFailed`).
+        case failed
+    }
+
+    public let installation: Installation
+    public let store: SettingsStore
+    public let registry: KeyboardRegistry
+    /// The focused field: its traits decide which keyboards may serve it.
+    public let field: FieldContext
+    /// The memory budget every keyboard runs under.
+    public let budget: Int
+    /// Events, on the caller's thread.
+    public var onEvent: (Event) -> Void = { _ in }
+    /// Called after this manager wrote a new current keyboard to the settings
+    /// (the globe key): a front end tells a running daemon.
+    public var onSettingsChanged: () -> Void = {}
+
+    public private(set) var currentID: String
+    /// The keyboard used before the current one: where the user lands if the current one fails.
+    public private(set) var previousID: String?
+    /// The device's orientation (`rotate()`).
+    public private(set) var landscape = false
+
+    private let sessions: SessionPool
+    /// The document while the system keyboard serves it (a session holds it otherwise).
+    private var document: TextDocument
+
+    public init(installation: Installation, store: SettingsStore, registry: KeyboardRegistry, field: FieldContext,
+                text: String = "", budget: Int, warmKeyboards: Int = 3) throws(SettingsError) {
+        self.installation = installation
+        self.store = store
+        self.registry = registry
+        self.field = field
+        self.budget = budget
+        sessions = SessionPool(limit: warmKeyboards)
+        document = TextDocument(text: text, traits: field.traits)
+        currentID = InputModes.active(try store.load(), registry: registry, field: field)
+    }
+
+    /// Shows the current keyboard (call once, after setting `onEvent`).
+    public func start() { activate(currentID) }
+
+    /// The current keyboard's session; nil while the system keyboard serves the field.
+    public var active: KeyboardSession? { sessions[currentID] }
+
+    /// The field's document as it is now.
+    public var currentDocument: TextDocument { active?.document ?? document }
+
+    /// A keyboard's name to show: its display name, else its identifier.
+    public func name(_ id: String) -> String { registry.entry(id)?.manifest.displayName ?? id }
+
+    /// Shows a keyboard: its session (started, or a warm one reused), or the system keyboard.
+    public func activate(_ id: String) {
+        if let old = active, old.keyboard.identifier != id {
+            try? old.disappear()
+            document = old.document
+        }
+        let changed = id != currentID
+        if changed { previousID = currentID }
+        currentID = id
+        defer { if changed, currentID == id { onEvent(.currentChanged(id)) } }
+        guard let entry = registry.entry(id), let loadable = entry.loadable else { return }
+        do {
+            let settings = try store.load()
+            let session: KeyboardSession
+            if let existing = sessions[id], existing.failure == nil {
+                session = existing
+                sessions.touch(id)
+                let doc = document
+                try session.editDocument { $0 = doc }
+            } else {
+                var configuration = installation.processConfiguration
+                configuration.keepSpare = true  // keyboards switch here: the next launch is only a load
+                configuration.memoryBudgetBytes = budget
+                session = try KeyboardSession(keyboard: loadable, document: document, configuration: configuration,
+                                              needsInputModeSwitchKey: InputModes.needsInputModeSwitchKey(
+                                                  settings, deviceDrawsGlobeKey: settings.deviceDrawsGlobeKey),
+                                              hasFullAccess: settings.fullAccess.contains(id), inputModes: settings.enabled,
+                                              access: KeyboardAccess(settings: settings, home: store.directory, keyboard: id))
+                session.onAdvanceToNextInputMode = { [weak self] in try? self?.globe() }
+                sessions.insert(session)
+            }
+            try session.appear()
+        } catch {
+            fellBack(from: id, because: "\(error)")
+        }
+    }
+
+    /// The globe key: the next enabled keyboard the field may use, written to the settings.
+    public func globe() throws {
+        let settings = try store.update { settings in
+            settings.current = InputModes.next(settings, registry: registry, field: field)
+        }
+        activate(settings.current)
+        onSettingsChanged()
+    }
+
+    /// The daemon says the current keyboard is now `id` (changed elsewhere):
+    /// follow it, unless this field may not use it (then the system keyboard).
+    public func follow(current id: String) {
+        let allowed = registry.entry(id).map { InputModes.ineligibility(of: $0, for: field) == nil } ?? false
+        let target = allowed ? id : SystemKeyboard.identifier
+        if target != currentID { activate(target) }
+    }
+
+    /// Taps the key with this label or role name (`delete`, `return`, `space`,
+    /// `shift`, `globe`). A capital on a keyboard whose letter keys keep
+    /// lowercase labels taps shift, then the letter; `-`, `*`, `/` also reach
+    /// `−`, `×`, `÷`. The system keyboard types the character itself.
+    @discardableResult
+    public func tap(_ name: String) -> TapOutcome {
+        guard let session = active else {
+            switch name {
+            case "delete": document.buffer.deleteBackward()
+            case "return": document.buffer.insertText("\n")
+            case "space": document.buffer.insertText(" ")
+            default: document.buffer.insertText(name)
+            }
+            return .tapped
+        }
+        let aliases = ["-": "−", "*": "×", "/": "÷"]
+        let target = session.layout.key(named: name) == nil ? (aliases[name] ?? name) : name
+        do {
+            if session.layout.key(named: target) == nil, target != target.lowercased(),
+               session.layout.key(named: target.lowercased()) != nil, session.layout.key(named: "shift") != nil {
+                try session.tap("shift")
+                try session.tap(target.lowercased())
+                return .tapped
+            }
+            try session.tap(target)
+            return .tapped
+        } catch {
+            if case .noSuchKey = error { return .noSuchKey }
+            fellBack(from: currentID, because: error.description)
+            return .failed
+        }
+    }
+
+    /// Moves the insertion point (the keyboard gets its selection callbacks).
+    public func moveCursor(by characters: Int) {
+        guard let session = active else { return document.buffer.moveInsertionPoint(byCharacters: characters) }
+        do { try session.editDocument { $0.buffer.moveInsertionPoint(byCharacters: characters) } } catch {
+            fellBack(from: currentID, because: "\(error)")
+        }
+    }
+
+    /// Turns the device: the keyboard hears its new size (viewWillTransition).
+    public func rotate() {
+        landscape.toggle()
+        let size = landscape ? TapStep.landscape : TapStep.portrait
+        guard let session = active else { return }
+        do { try session.transition(toWidth: size.width, height: size.height) } catch {
+            fellBack(from: currentID, because: error.description)
+        }
+    }
+
+    /// Ends every keyboard's session.
+    public func close() { sessions.closeAll() }
+
+    /// A keyboard failed: what it committed stays; the failure is recorded (a
+    /// keyboard that keeps failing is set aside); the user lands on the
+    /// previous keyboard if it may still start and serve this field, else the system one.
+    private func fellBack(from id: String, because reason: String) {
+        if let failed = sessions.remove(id) { document = failed.document }
+        let firstLine = String(reason.split(separator: "\n").first ?? "")
+        let now = Date().timeIntervalSince1970
+        let settings = try? store.update { $0.recordFailure(of: id, reason: firstLine, at: now) }
+        var landing = SystemKeyboard.identifier
+        if let previous = previousID, previous != id, let entry = registry.entry(previous),
+           InputModes.ineligibility(of: entry, for: field) == nil, settings?.mayStart(previous, at: now) ?? true {
+            landing = previous
+        }
+        currentID = id  // so that activate() records the failed one as previous
+        activate(landing)
+        onEvent(.keyboardFailed(id: id, reason: firstLine, setAside: settings?.failures[id]?.setAside == true,
+                                landedOn: currentID))
+    }
+}
