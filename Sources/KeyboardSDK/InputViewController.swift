@@ -68,10 +68,9 @@ open class InputViewController {
     public func insertSpace() { textDocumentProxy.insertText(" ") }
     /// Inserts a newline (the return key's default action).
     public func insertNewline() { textDocumentProxy.insertText("\n") }
-    /// Deletes backward when the document has text (the delete key's default action).
-    public func deleteBackward() {
-        if textDocumentProxy.hasText { textDocumentProxy.deleteBackward() }
-    }
+    /// The proxy's `deleteBackward` (the delete key's default action): on an
+    /// empty document, or at its start, it does nothing.
+    public func deleteBackward() { textDocumentProxy.deleteBackward() }
 
     // MARK: The controller's services
 
