@@ -6,7 +6,7 @@ import CKeyboardABI
 /// `viewDidLoad` → `viewWillAppear` → `viewDidAppear`; on switching away
 /// `viewWillDisappear` → `viewDidDisappear`; `textWillChange`/`textDidChange`
 /// and `selectionWillChange`/`selectionDidChange` when the document changes
-/// from outside the keyboard. Keys call the methods named by their actions
+/// from outside the keyboard. Keys call the methods their actions name
 /// (see `keyActions`).
 open class InputViewController {
     let host: UnsafePointer<kbh_host_v1>
@@ -14,7 +14,8 @@ open class InputViewController {
     /// The keyboard's view of the document.
     public let textDocumentProxy: TextDocumentProxy
 
-    /// Subclasses are created by the host with this initializer.
+    /// The host (or KeyboardTesting) creates the one instance with this
+    /// initializer; creating a controller directly traps.
     public required init() {
         guard let host = KeyboardPlugin.hostForInit else {
             preconditionFailure("InputViewController subclasses are created by kbhost (or KeyboardTesting), not directly")
@@ -27,38 +28,49 @@ open class InputViewController {
 
     // MARK: Life cycle (override; the defaults do nothing)
 
+    /// Called once, after the instance is created: set the first layout here.
     open func viewDidLoad() {}
+    /// The keyboard is about to be shown.
     open func viewWillAppear(_ animated: Bool) {}
+    /// The keyboard is shown.
     open func viewDidAppear(_ animated: Bool) {}
+    /// The keyboard is about to go away (the user switched keyboards).
     open func viewWillDisappear(_ animated: Bool) {}
+    /// The keyboard is gone.
     open func viewDidDisappear(_ animated: Bool) {}
     /// The keyboard's size is about to change (rotation); points.
     open func viewWillTransition(toWidth width: Double, height: Double) {}
+    /// Memory is short: free what you can (caches, a dictionary).
     open func didReceiveMemoryWarning() {}
 
     // MARK: UITextInputDelegate (override; the defaults do nothing)
 
+    /// The app is about to change the document (never for the keyboard's own edits).
     open func textWillChange(_ textInput: TextInput?) {}
+    /// The app changed the document: the proxy's reads already see it.
     open func textDidChange(_ textInput: TextInput?) {}
+    /// The app is about to move the selection.
     open func selectionWillChange(_ textInput: TextInput?) {}
+    /// The app moved the selection.
     open func selectionDidChange(_ textInput: TextInput?) {}
 
     // MARK: Key actions
 
-    /// The methods keys may name, by selector ("insertDigit:", "evaluate").
-    /// Override and list your own; the built-in ones below are always there:
-    /// `insertKeyLabel:`, `insertSpace`, `insertNewline`, `deleteBackward`,
-    /// `advanceToNextInputMode`, `handleInputModeListFrom:with:`, `dismissKeyboard`.
+    /// The methods keys may call. Override and list your own `KeyAction`
+    /// constants; the built-in ones are always there (`KeyAction.insertKeyLabel`,
+    /// `.insertSpace`, `.insertNewline`, `.deleteBackward`,
+    /// `.advanceToNextInputMode`, `.handleInputModeList`, `.dismissKeyboard`).
     open class var keyActions: [KeyAction] { [] }
 
     /// Inserts the sender's label (the default action of a character key).
     public func insertKeyLabel(_ key: Key) { textDocumentProxy.insertText(key.label) }
+    /// Inserts a space (the space bar's default action).
     public func insertSpace() { textDocumentProxy.insertText(" ") }
+    /// Inserts a newline (the return key's default action).
     public func insertNewline() { textDocumentProxy.insertText("\n") }
-    /// Deletes backward when the document has text.
-    public func deleteBackward() {
-        if textDocumentProxy.hasText { textDocumentProxy.deleteBackward() }
-    }
+    /// The proxy's `deleteBackward` (the delete key's default action): on an
+    /// empty document, or at its start, it does nothing.
+    public func deleteBackward() { textDocumentProxy.deleteBackward() }
 
     // MARK: The controller's services
 
@@ -71,6 +83,7 @@ open class InputViewController {
         if event.kind == .touchUpInside || event.kind == .longPress { advanceToNextInputMode() }
     }
 
+    /// Hides the keyboard.
     public func dismissKeyboard() { host.pointee.dismiss_keyboard(ctx) }
     /// The standard input click (needs no open access).
     public func playInputClick() { host.pointee.play_input_click(ctx) }
@@ -106,8 +119,26 @@ open class InputViewController {
         keyboardLayout.display = text
     }
 
+    /// How much a log line matters; the ABI's levels.
+    public enum LogLevel: Int32, Sendable {
+        /// Detail for the keyboard's author.
+        case debug = 0
+        /// What happened (the default).
+        case info
+        /// Something is missing or refused, and the keyboard goes on without it.
+        case warning
+        /// Something failed.
+        case error
+    }
+
     /// Writes a line to the host's log for this keyboard.
-    public func log(_ message: String, level: Int32 = 1) {
+    public func log(_ message: String, level: LogLevel = .info) {
+        message.withCString { host.pointee.log(ctx, level.rawValue, $0) }
+    }
+
+    /// The same, with the ABI's number for the level (0 debug … 3 error).
+    @available(*, deprecated, message: "pass a LogLevel: .debug, .info, .warning or .error")
+    public func log(_ message: String, level: Int32) {
         message.withCString { host.pointee.log(ctx, level, $0) }
     }
 }

@@ -3,28 +3,53 @@ import CKeyboardABI
 /// What a key is for. The host finds "space", "return", "delete", "shift"
 /// and "globe" by role, whatever the key's label says.
 public enum KeyRole: UInt32, Sendable {
-    case character = 0, space, `return`, delete, shift, globe, mode, function
+    /// A key that types something (the default).
+    case character = 0
+    /// The space bar.
+    case space
+    /// Return (or a field's Go, Search, Done…).
+    case `return`
+    /// Delete backward.
+    case delete
+    /// Shift (or caps lock).
+    case shift
+    /// The globe key: the next keyboard.
+    case globe
+    /// A key that switches pages of the layout ("123", "ABC").
+    case mode
+    /// Any other key: a candidate, a tool, a spacer.
+    case function
 }
 
-/// One key of a layout. Actions name methods of the controller (its
-/// `keyActions`), as `addTarget(_:action:for:)` names selectors in UIKit.
+/// One key of a layout. Its actions name methods of the controller, as
+/// `addTarget(_:action:for:)` names selectors in UIKit: pass the controller's
+/// `KeyAction` constants (typed, checked by the compiler), or selector
+/// strings (checked when the layout is set).
 public struct KeySpec: Hashable, Sendable {
+    /// The key's name in scripts and tests (`id:NAME`), unique in the layout; nil: "r0c0" from its place.
     public var identifier: String?
+    /// What the key shows.
     public var label: String
+    /// What the key is for.
     public var role: KeyRole
     /// Width relative to a standard key.
     public var width: Double
-    /// Called on a tap (touch up inside).
+    /// The selector called on a tap (touch up inside); nil: none.
     public var action: String?
+    /// The selector called when a touch begins on the key.
     public var touchDownAction: String?
+    /// The selector called on a long press.
     public var longPressAction: String?
+    /// The selector called on the second tap of a double tap.
     public var doubleTapAction: String?
     /// While the key is held, its action repeats (after 0.4 s, then every 0.1 s).
     public var repeats: Bool
 
+    /// A key whose actions are selectors of the controller's `keyActions`
+    /// (or the built-in ones); by default it inserts its label.
     public init(_ label: String, identifier: String? = nil, role: KeyRole = .character, width: Double = 1,
-                action: String? = "insertKeyLabel:", touchDownAction: String? = nil, longPressAction: String? = nil,
-                doubleTapAction: String? = nil, repeats: Bool = false) {
+                action: String? = KeyAction.insertKeyLabel.selector, touchDownAction: String? = nil,
+                longPressAction: String? = nil, doubleTapAction: String? = nil, repeats: Bool = false) {
         self.identifier = identifier
         self.label = label
         self.role = role
@@ -36,33 +61,45 @@ public struct KeySpec: Hashable, Sendable {
         self.repeats = repeats
     }
 
+    /// A key whose actions are `KeyAction`s: `KeySpec("A", action: HexViewController.insertDigit)`.
+    /// Each must also be in the controller's `keyActions` (the built-in ones always are).
+    public init(_ label: String, identifier: String? = nil, role: KeyRole = .character, width: Double = 1,
+                action: KeyAction, touchDownAction: KeyAction? = nil, longPressAction: KeyAction? = nil,
+                doubleTapAction: KeyAction? = nil, repeats: Bool = false) {
+        self.init(label, identifier: identifier, role: role, width: width, action: action.selector,
+                  touchDownAction: touchDownAction?.selector, longPressAction: longPressAction?.selector,
+                  doubleTapAction: doubleTapAction?.selector, repeats: repeats)
+    }
+
     /// A key that inserts its label.
     public static func character(_ label: String, width: Double = 1) -> KeySpec { KeySpec(label, width: width) }
     /// The space bar.
     public static func space(_ label: String = "space", width: Double = 4) -> KeySpec {
-        KeySpec(label, role: .space, width: width, action: "insertSpace")
+        KeySpec(label, role: .space, width: width, action: .insertSpace)
     }
     /// Return: inserts a newline.
     public static func `return`(_ label: String = "return", width: Double = 2) -> KeySpec {
-        KeySpec(label, role: .return, width: width, action: "insertNewline")
+        KeySpec(label, role: .return, width: width, action: .insertNewline)
     }
-    /// Delete: deletes backward when the document has text, and repeats while held.
+    /// Delete: deletes backward, and repeats while held.
     public static func delete(_ label: String = "⌫", width: Double = 1.5) -> KeySpec {
-        KeySpec(label, role: .delete, width: width, action: "deleteBackward", repeats: true)
+        KeySpec(label, role: .delete, width: width, action: .deleteBackward, repeats: true)
     }
     /// The globe key: the next keyboard on a tap, the input mode list on a long press.
     public static func globe(_ label: String = "🌐") -> KeySpec {
-        KeySpec(label, role: .globe, action: "handleInputModeListFrom:with:",
-                longPressAction: "handleInputModeListFrom:with:")
+        KeySpec(label, role: .globe, action: .handleInputModeList, longPressAction: .handleInputModeList)
     }
 }
 
 /// Rows of keys, and a display line above them (a calculator's expression,
 /// a composition). Set it on the controller at any time.
 public struct KeyboardLayout: Hashable, Sendable {
+    /// The line above the keys; empty: none.
     public var display: String
+    /// The keys, top row first.
     public var rows: [[KeySpec]]
 
+    /// A layout of rows, with an optional display line.
     public init(display: String = "", rows: [[KeySpec]]) {
         self.display = display
         self.rows = rows
@@ -71,10 +108,15 @@ public struct KeyboardLayout: Hashable, Sendable {
 
 /// The sender of a key action.
 public struct Key: Hashable, Sendable {
+    /// The key's identifier in the layout ("r0c0" from its place when the layout gave none).
     public var identifier: String
+    /// What the key shows.
     public var label: String
+    /// What the key is for.
     public var role: KeyRole
+    /// Its row in the layout, from 0 at the top.
     public var row: Int
+    /// Its place in the row, from 0 at the left.
     public var column: Int
 
     init(_ c: UnsafePointer<kbh_key_v1>) {
@@ -85,6 +127,7 @@ public struct Key: Hashable, Sendable {
         column = Int(c.pointee.column)
     }
 
+    /// A sender, for calling an action directly (tests).
     public init(identifier: String, label: String, role: KeyRole = .character, row: Int = 0, column: Int = 0) {
         self.identifier = identifier
         self.label = label
@@ -96,9 +139,24 @@ public struct Key: Hashable, Sendable {
 
 /// The event of a key action: what happened and when.
 public struct KeyEvent: Hashable, Sendable {
-    public enum Kind: UInt32, Sendable { case touchUpInside = 0, touchDown, touchDownRepeat, longPress, `repeat` }
+    /// What happened, as UIControl.Event names it.
+    public enum Kind: UInt32, Sendable {
+        /// A tap: the touch ended on the key.
+        case touchUpInside = 0
+        /// A touch began on the key.
+        case touchDown
+        /// A touch began on the key again, soon after a tap (a double tap's second touch).
+        case touchDownRepeat
+        /// The key was held (the long press action).
+        case longPress
+        /// The key is held and repeats (`repeats: true`).
+        case `repeat`
+    }
+    /// What happened.
     public var kind: Kind
+    /// 1 for a tap, 2 for a double tap's second.
     public var tapCount: Int
+    /// 1, 2, … while a held key repeats.
     public var repeatCount: Int
     /// Nanoseconds on the session's clock (virtual in tests).
     public var timestampNanoseconds: Int64
@@ -110,6 +168,7 @@ public struct KeyEvent: Hashable, Sendable {
         timestampNanoseconds = c.pointee.timestamp_ns
     }
 
+    /// An event, for calling an action directly (tests).
     public init(kind: Kind, tapCount: Int = 1, repeatCount: Int = 0, timestampNanoseconds: Int64 = 0) {
         self.kind = kind
         self.tapCount = tapCount

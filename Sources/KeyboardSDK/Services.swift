@@ -1,21 +1,26 @@
 import CKeyboardABI
+import Glibc
 
 /// A service call the host refused: `code` is the errno value (EPERM: the
 /// keyboard needs open access; ENOENT: no such group; EACCES: the kernel's
 /// sandbox refused), `message` says what happened and what to change.
 public struct KeyboardServiceError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The errno value (Glibc's EPERM, ENOENT, EACCES, ENOSYS…).
     public let code: Int32
+    /// What happened and what to change, as the host said it.
     public let message: String
 
+    /// An error with an errno value and a message.
     public init(code: Int32, message: String) {
         self.code = code
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 
-    /// The keyboard lacks open access.
-    public var needsOpenAccess: Bool { code == 1 }  // EPERM
+    /// The keyboard lacks open access (EPERM).
+    public var needsOpenAccess: Bool { code == EPERM }
 }
 
 /// One of the user's text replacements (UILexiconEntry).
@@ -25,6 +30,7 @@ public struct LexiconEntry: Hashable, Sendable {
     /// What it stands for ("On my way!").
     public let documentText: String
 
+    /// An entry, as the host's lexicon holds it.
     public init(userInput: String, documentText: String) {
         self.userInput = userInput
         self.documentText = documentText
@@ -33,10 +39,15 @@ public struct LexiconEntry: Hashable, Sendable {
 
 /// A value in a group's defaults.
 public enum DefaultsValue: Hashable, Sendable {
+    /// A boolean.
     case bool(Bool)
+    /// An integer (64-bit).
     case integer(Int)
+    /// A floating-point number.
     case double(Double)
+    /// UTF-8 text.
     case string(String)
+    /// Bytes.
     case data([UInt8])
 }
 
@@ -60,6 +71,7 @@ func serviceError(_ host: UnsafePointer<kbh_host_v1>, _ code: Int32, _ fallback:
 /// app (`kbhost defaults GROUP …`) share it. Reads always work; writes need
 /// open access and are atomic on both sides.
 public final class GroupDefaults {
+    /// The App Group's identifier ("group.com.example.keyboard").
     public let suiteName: String
     let host: UnsafePointer<kbh_host_v1>
     private var registered: [String: DefaultsValue] = [:]
@@ -102,6 +114,7 @@ public final class GroupDefaults {
         }
     }
 
+    /// As UserDefaults: the integer, a boolean as 0 or 1, a double truncated; else 0.
     public func integer(forKey key: String) -> Int {
         switch object(forKey: key) {
         case .integer(let i)?: i
@@ -111,6 +124,7 @@ public final class GroupDefaults {
         }
     }
 
+    /// As UserDefaults: the number, a boolean as 0 or 1; else 0.
     public func double(forKey key: String) -> Double {
         switch object(forKey: key) {
         case .double(let d)?: d
@@ -120,33 +134,42 @@ public final class GroupDefaults {
         }
     }
 
+    /// The string, or nil when unset or of another type.
     public func string(forKey key: String) -> String? {
         if case .string(let s)? = object(forKey: key) { return s }
         return nil
     }
 
+    /// The bytes, or nil when unset or of another type.
     public func data(forKey key: String) -> [UInt8]? {
         if case .data(let d)? = object(forKey: key) { return d }
         return nil
     }
 
     /// Stores a value. Throws when the keyboard has no open access (code EPERM),
-    /// when the group is not declared (ENOENT), or when the write failed.
+    /// when the group is not declared (ENOENT), when the host has no group
+    /// defaults (ENOSYS), or when the write failed.
     public func set(_ value: DefaultsValue, forKey key: String) throws(KeyboardServiceError) {
         try store(value, forKey: key)
     }
 
+    /// Stores a boolean; throws as `set(_:forKey:)`.
     public func set(_ value: Bool, forKey key: String) throws(KeyboardServiceError) { try store(.bool(value), forKey: key) }
+    /// Stores an integer; throws as `set(_:forKey:)`.
     public func set(_ value: Int, forKey key: String) throws(KeyboardServiceError) { try store(.integer(value), forKey: key) }
+    /// Stores a double; throws as `set(_:forKey:)`.
     public func set(_ value: Double, forKey key: String) throws(KeyboardServiceError) { try store(.double(value), forKey: key) }
+    /// Stores a string; throws as `set(_:forKey:)`.
     public func set(_ value: String, forKey key: String) throws(KeyboardServiceError) { try store(.string(value), forKey: key) }
+    /// Stores bytes; throws as `set(_:forKey:)`.
     public func set(_ value: [UInt8], forKey key: String) throws(KeyboardServiceError) { try store(.data(value), forKey: key) }
 
+    /// Removes the stored value (the registered one shows again); throws as `set(_:forKey:)`.
     public func removeObject(forKey key: String) throws(KeyboardServiceError) { try store(nil, forKey: key) }
 
     private func store(_ value: DefaultsValue?, forKey key: String) throws(KeyboardServiceError) {
         guard hostHas(host, \.defaults_set) else {
-            throw KeyboardServiceError(code: 38, message: "this host has no group defaults")  // ENOSYS
+            throw KeyboardServiceError(code: ENOSYS, message: "this host has no group defaults")
         }
         func call(_ v: UnsafePointer<kbh_value_v1>?) -> Int32 {
             suiteName.withCString { g in key.withCString { k in host.pointee.defaults_set(host.pointee.ctx, g, k, v) } }

@@ -21,7 +21,9 @@ public final class TextDocumentProxy {
         text.withCString { host.pointee.insert_text(ctx, $0) }
     }
 
-    /// Deletes the selection, or the character (grapheme cluster) before the insertion point.
+    /// Deletes the selection, or the character (grapheme cluster) before the
+    /// insertion point; with marked text, within it. On an empty document, or
+    /// at its start, it does nothing.
     public func deleteBackward() { host.pointee.delete_backward(ctx) }
 
     /// Moves the insertion point by a number of UTF-16 code units.
@@ -70,12 +72,19 @@ public final class TextDocumentProxy {
         return t
     }
 
+    /// The field's keyboard type (`traits.keyboardType`).
     public var keyboardType: TextInputTraits.KeyboardType { traits.keyboardType }
+    /// What the return key means in the field (`traits.returnKeyType`).
     public var returnKeyType: TextInputTraits.ReturnKeyType { traits.returnKeyType }
+    /// When to capitalize (`traits.autocapitalizationType`).
     public var autocapitalizationType: TextInputTraits.AutocapitalizationType { traits.autocapitalizationType }
+    /// Whether to autocorrect (`traits.autocorrectionType`).
     public var autocorrectionType: TextInputTraits.AutocorrectionType { traits.autocorrectionType }
+    /// Whether to check spelling (`traits.spellCheckingType`).
     public var spellCheckingType: TextInputTraits.SpellCheckingType { traits.spellCheckingType }
+    /// Dark or light keys (`traits.keyboardAppearance`).
     public var keyboardAppearance: TextInputTraits.KeyboardAppearance { traits.keyboardAppearance }
+    /// A password field: no suggestions, no learning (`traits.isSecureTextEntry`).
     public var isSecureTextEntry: Bool { traits.isSecureTextEntry }
 }
 

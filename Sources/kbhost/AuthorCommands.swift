@@ -184,10 +184,11 @@ struct Template {
                 /// One capital after shift, like the system keyboard.
                 var shifted = false
 
-                public override class var keyActions: [KeyAction] {[
-                    .action("letter:", \(name)ViewController.letter),
-                    .action("shift", \(name)ViewController.shift),
-                ]}
+                /// Each key action once: its selector and its method. Keys pass these
+                /// constants, so a misspelt action does not compile.
+                static let letter = KeyAction("letter:", \(name)ViewController.letter)
+                static let shift = KeyAction("shift", \(name)ViewController.shift)
+                public override class var keyActions: [KeyAction] { [letter, shift] }
 
                 public override func viewDidLoad() { showKeys() }
 
@@ -195,8 +196,10 @@ struct Template {
                 public override func viewWillAppear(_ animated: Bool) { showKeys() }
 
                 func showKeys() {
-                    let letters = ["h", "e", "l", "o", "i", "w", "r", "d"].map { KeySpec(shifted ? $0.uppercased() : $0, action: "letter:") }
-                    var bottom: [KeySpec] = [KeySpec("⇧", role: .shift, action: "shift"), .space(), .delete(), .return()]
+                    let letters = ["h", "e", "l", "o", "i", "w", "r", "d"].map {
+                        KeySpec(shifted ? $0.uppercased() : $0, action: \(name)ViewController.letter)
+                    }
+                    var bottom = [KeySpec("⇧", role: .shift, action: \(name)ViewController.shift), .space(), .delete(), .return()]
                     if needsInputModeSwitchKey { bottom.insert(.globe(), at: 0) }
                     keyboardLayout = KeyboardLayout(rows: [letters, bottom])
                 }

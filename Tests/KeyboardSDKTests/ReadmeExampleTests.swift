@@ -6,11 +6,12 @@ import Testing
 // export line (every plugin's export has the same name; the test binary
 // links several keyboards). If this stops compiling, fix the README too.
 public final class HexViewController: InputViewController {
-    override public class var keyActions: [KeyAction] {[ .action("insertDigit:", HexViewController.insertDigit) ]}
+    static let insertDigit = KeyAction("insertDigit:", HexViewController.insertDigit)
+    override public class var keyActions: [KeyAction] { [insertDigit] }
 
     override public func viewDidLoad() {
         keyboardLayout = KeyboardLayout(rows: [
-            "0123456789ABCDEF".map { KeySpec(String($0), action: "insertDigit:") },
+            "0123456789ABCDEF".map { KeySpec(String($0), action: HexViewController.insertDigit) },
             [.globe(), .space(), .delete()],
         ])
     }

@@ -5,12 +5,12 @@ import KeyboardSDK
 public final class CalculatorViewController: InputViewController {
     private var expression = Expression()
 
-    override public class var keyActions: [KeyAction] {[
-        .action("appendToken:", CalculatorViewController.appendToken),
-        .action("evaluate", CalculatorViewController.evaluate),
-        .action("deleteToken", CalculatorViewController.deleteToken),
-        .action("clear", CalculatorViewController.clear),
-    ]}
+    static let appendToken = KeyAction("appendToken:", CalculatorViewController.appendToken)
+    static let evaluate = KeyAction("evaluate", CalculatorViewController.evaluate)
+    static let deleteToken = KeyAction("deleteToken", CalculatorViewController.deleteToken)
+    static let clear = KeyAction("clear", CalculatorViewController.clear)
+
+    override public class var keyActions: [KeyAction] { [appendToken, evaluate, deleteToken, clear] }
 
     override public func viewDidLoad() {
         keyboardLayout = makeLayout()
@@ -22,15 +22,15 @@ public final class CalculatorViewController: InputViewController {
     }
 
     private func makeLayout() -> KeyboardLayout {
-        func token(_ label: String) -> KeySpec { KeySpec(label, action: "appendToken:") }
-        var bottom: [KeySpec] = [KeySpec("⌫", role: .delete, width: 1.5, action: "deleteToken", repeats: true)]
+        func token(_ label: String) -> KeySpec { KeySpec(label, action: CalculatorViewController.appendToken) }
+        var bottom = [KeySpec("⌫", role: .delete, width: 1.5, action: CalculatorViewController.deleteToken, repeats: true)]
         if needsInputModeSwitchKey { bottom.insert(.globe(), at: 0) }
         return KeyboardLayout(display: expression.text, rows: [
             ["7", "8", "9", "÷"].map(token),
             ["4", "5", "6", "×"].map(token),
             ["1", "2", "3", "−"].map(token),
-            [KeySpec("C", role: .function, action: "clear"), token("0"),
-             KeySpec("=", role: .function, action: "evaluate"), token("+")],
+            [KeySpec("C", role: .function, action: CalculatorViewController.clear), token("0"),
+             KeySpec("=", role: .function, action: CalculatorViewController.evaluate), token("+")],
             bottom,
         ])
     }

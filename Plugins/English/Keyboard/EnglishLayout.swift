@@ -80,37 +80,40 @@ struct EnglishLayout {
     private var suggestionRow: [KeySpec] {
         (0..<EnglishLayout.suggestionSlots).map { i in
             KeySpec(i < suggestions.count ? suggestions[i] : "", identifier: "suggestion.\(i)", role: .function,
-                    width: EnglishLayout.rowWidth / Double(EnglishLayout.suggestionSlots), action: "chooseSuggestion:")
+                    width: EnglishLayout.rowWidth / Double(EnglishLayout.suggestionSlots),
+                    action: EnglishViewController.chooseSuggestion)
         }
     }
 
     /// Letter keys keep lower-case labels whatever shift says (the shift key
     /// shows it), so a key's name stays the same in scripts and tests.
-    private func letters(_ s: String, width: Double = 1) -> [KeySpec] {
-        s.map { KeySpec(String($0), identifier: String($0), width: width, action: "typeLetter:") }
+    private func letters(_ s: String, width: Double = 1, action: KeyAction = EnglishViewController.typeLetter) -> [KeySpec] {
+        s.map { KeySpec(String($0), identifier: String($0), width: width, action: action) }
     }
 
     private func shiftKey(width: Double = 1.5) -> KeySpec {
-        KeySpec(shift.label, identifier: "shift", role: .shift, width: width, action: "shift:event:",
-                doubleTapAction: "lockShift:event:")
+        KeySpec(shift.label, identifier: "shift", role: .shift, width: width, action: EnglishViewController.shift,
+                doubleTapAction: EnglishViewController.lockShift)
     }
 
     /// Deletes on touch down and repeats while held; nothing on touch up.
     private func deleteKey(width: Double = 1.5) -> KeySpec {
-        KeySpec("⌫", identifier: "delete", role: .delete, width: width, action: "delete:event:",
-                touchDownAction: "delete:event:", repeats: true)
+        KeySpec("⌫", identifier: "delete", role: .delete, width: width, action: EnglishViewController.delete,
+                touchDownAction: EnglishViewController.delete, repeats: true)
     }
 
     private func pageKey() -> KeySpec {
         page == .letters
-            ? KeySpec("123", identifier: "numbers", role: .mode, width: 1.25, action: "showNumbers")
-            : KeySpec("ABC", identifier: "letters", role: .mode, width: 1.25, action: "showLetters")
+            ? KeySpec("123", identifier: "numbers", role: .mode, width: 1.25, action: EnglishViewController.showNumbers)
+            : KeySpec("ABC", identifier: "letters", role: .mode, width: 1.25, action: EnglishViewController.showLetters)
     }
 
-    private var arrangementKey: KeySpec { KeySpec("⇆", identifier: "arrangement", role: .function, action: "nextArrangement") }
+    private var arrangementKey: KeySpec {
+        KeySpec("⇆", identifier: "arrangement", role: .function, action: EnglishViewController.nextArrangement)
+    }
 
     /// ThumbFan always shows a key that hides the keyboard.
-    private var dismissKey: KeySpec { KeySpec("⌄", identifier: "dismiss", role: .function, action: "dismissKeyboard") }
+    private var dismissKey: KeySpec { KeySpec("⌄", identifier: "dismiss", role: .function, action: .dismissKeyboard) }
 
     private func spacer(_ width: Double, _ name: String) -> KeySpec {
         KeySpec("", identifier: "spacer.\(name)", role: .function, width: width, action: nil)
@@ -119,8 +122,9 @@ struct EnglishLayout {
     private func bottomRow(spaceWidth: Double) -> [KeySpec] {
         var row = [pageKey()]
         if showsGlobe { row.append(.globe()) }
-        row += [arrangementKey, KeySpec("space", identifier: "space", role: .space, width: spaceWidth, action: "space"),
-                KeySpec("return", identifier: "return", role: .return, width: 2, action: "newline")]
+        row += [arrangementKey,
+                KeySpec("space", identifier: "space", role: .space, width: spaceWidth, action: EnglishViewController.space),
+                KeySpec("return", identifier: "return", role: .return, width: 2, action: EnglishViewController.newline)]
         return row
     }
 
@@ -135,15 +139,10 @@ struct EnglishLayout {
 
     private var numberRows: [[KeySpec]] {
         let rows = EnglishLayout.numberRows
-        return [letters(rows[0]).map(symbol), letters(rows[1]).map(symbol),
-                letters(rows[2], width: 1.4).map(symbol) + [deleteKey()],
+        let symbol: KeyAction = EnglishViewController.typeSymbol
+        return [letters(rows[0], action: symbol), letters(rows[1], action: symbol),
+                letters(rows[2], width: 1.4, action: symbol) + [deleteKey()],
                 bottomRow(spaceWidth: showsGlobe ? 4.75 : 5.75)]
-    }
-
-    private func symbol(_ key: KeySpec) -> KeySpec {
-        var key = key
-        key.action = "typeSymbol:"
-        return key
     }
 
     /// One fan, against the side of the hand that holds the phone; the rest
@@ -178,9 +177,11 @@ struct EnglishLayout {
         }
         var left = [pageKey()]
         if showsGlobe { left.append(.globe()) }
-        left += [arrangementKey, KeySpec("space", identifier: "space", role: .space, width: 2, action: "space")]
-        let right = [dismissKey, KeySpec("space", identifier: "space.right", role: .space, width: 2, action: "space"),
-                     KeySpec("return", identifier: "return", role: .return, width: 1.5, action: "newline")]
+        left += [arrangementKey,
+                 KeySpec("space", identifier: "space", role: .space, width: 2, action: EnglishViewController.space)]
+        let right = [dismissKey,
+                     KeySpec("space", identifier: "space.right", role: .space, width: 2, action: EnglishViewController.space),
+                     KeySpec("return", identifier: "return", role: .return, width: 1.5, action: EnglishViewController.newline)]
         let free = EnglishLayout.rowWidth - (left + right).reduce(0) { $0 + $1.width }
         rows.append(left + [spacer(free, "bottom")] + right)
         return rows

@@ -24,18 +24,21 @@ public final class EnglishViewController: InputViewController {
     /// The longest gap between the two taps of a double tap on shift.
     static let capsLockNanoseconds: Int64 = 250_000_000
 
+    static let typeLetter = KeyAction("typeLetter:", EnglishViewController.typeLetter)
+    static let typeSymbol = KeyAction("typeSymbol:", EnglishViewController.typeSymbol)
+    static let space = KeyAction("space", EnglishViewController.space)
+    static let newline = KeyAction("newline", EnglishViewController.newline)
+    static let delete = KeyAction("delete:event:", EnglishViewController.delete)
+    static let shift = KeyAction("shift:event:", EnglishViewController.shift)
+    static let lockShift = KeyAction("lockShift:event:", EnglishViewController.lockShift)
+    static let chooseSuggestion = KeyAction("chooseSuggestion:", EnglishViewController.chooseSuggestion)
+    static let showNumbers = KeyAction("showNumbers", EnglishViewController.showNumbers)
+    static let showLetters = KeyAction("showLetters", EnglishViewController.showLetters)
+    static let nextArrangement = KeyAction("nextArrangement", EnglishViewController.nextArrangement)
+
     override public class var keyActions: [KeyAction] {[
-        .action("typeLetter:", EnglishViewController.typeLetter),
-        .action("typeSymbol:", EnglishViewController.typeSymbol),
-        .action("space", EnglishViewController.space),
-        .action("newline", EnglishViewController.newline),
-        .action("delete:event:", EnglishViewController.delete),
-        .action("shift:event:", EnglishViewController.shift),
-        .action("lockShift:event:", EnglishViewController.lockShift),
-        .action("chooseSuggestion:", EnglishViewController.chooseSuggestion),
-        .action("showNumbers", EnglishViewController.showNumbers),
-        .action("showLetters", EnglishViewController.showLetters),
-        .action("nextArrangement", EnglishViewController.nextArrangement),
+        typeLetter, typeSymbol, space, newline, delete, shift, lockShift, chooseSuggestion,
+        showNumbers, showLetters, nextArrangement,
     ]}
 
     /// The dictionary is loaded once, here, and kept for the life of the keyboard.

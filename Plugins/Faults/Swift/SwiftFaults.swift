@@ -3,10 +3,11 @@ import KeyboardSDK
 /// A Swift keyboard whose "boom" key hits a Swift runtime trap (an index out
 /// of range), for the tests: a trap must end the keyboard, never the host.
 public final class TrapOnKey: InputViewController {
-    override public class var keyActions: [KeyAction] {[ .action("boom", TrapOnKey.boom) ]}
+    static let boom = KeyAction("boom", TrapOnKey.boom)
+    override public class var keyActions: [KeyAction] { [boom] }
 
     override public func viewDidLoad() {
-        keyboardLayout = KeyboardLayout(rows: [[.character("1"), KeySpec("boom", role: .function, action: "boom")]])
+        keyboardLayout = KeyboardLayout(rows: [[.character("1"), KeySpec("boom", role: .function, action: TrapOnKey.boom)]])
     }
 
     func boom() {
@@ -17,10 +18,11 @@ public final class TrapOnKey: InputViewController {
 
 /// Spins forever on "boom": a busy hang, caught by the event deadline.
 public final class SpinOnKey: InputViewController {
-    override public class var keyActions: [KeyAction] {[ .action("boom", SpinOnKey.boom) ]}
+    static let boom = KeyAction("boom", SpinOnKey.boom)
+    override public class var keyActions: [KeyAction] { [boom] }
 
     override public func viewDidLoad() {
-        keyboardLayout = KeyboardLayout(rows: [[.character("1"), KeySpec("boom", role: .function, action: "boom")]])
+        keyboardLayout = KeyboardLayout(rows: [[.character("1"), KeySpec("boom", role: .function, action: SpinOnKey.boom)]])
     }
 
     func boom() {

@@ -12,29 +12,32 @@ enum KanaLayout {
                      globe: Bool) -> KeyboardLayout {
         let kana = mode == .kana
         func letters(_ row: String) -> [KeySpec] {
-            row.map { KeySpec(!kana && shiftOn ? $0.uppercased() : String($0), action: "typeLetter:") }
+            row.map { KeySpec(!kana && shiftOn ? $0.uppercased() : String($0), action: KanaViewController.typeLetter) }
         }
         func punctuation(_ labels: [String]) -> [KeySpec] {
-            labels.map { KeySpec($0, action: "typePunctuation:") }
+            labels.map { KeySpec($0, action: KanaViewController.typePunctuation) }
         }
         var third = letters("zxcvbnm") + punctuation(kana ? ["、", "。"] : [",", "."])
         if !kana {
-            third.insert(KeySpec(shiftOn ? "⇧" : "⇪", identifier: "shift", role: .shift, width: 1.5, action: "toggleShift"), at: 0)
+            third.insert(KeySpec(shiftOn ? "⇧" : "⇪", identifier: "shift", role: .shift, width: 1.5,
+                                 action: KanaViewController.toggleShift), at: 0)
         }
 
-        var bottom = [KeySpec(kana ? "ABC" : "かな", identifier: "mode", role: .mode, width: 1.5, action: "toggleMode")]
+        var bottom = [KeySpec(kana ? "ABC" : "かな", identifier: "mode", role: .mode, width: 1.5,
+                              action: KanaViewController.toggleMode)]
         if globe { bottom.append(.globe()) }
         let space = KeySpec(!kana ? "space" : composing ? "変換" : "空白", role: .space, width: conversion == nil ? 4 : 2,
-                            action: "convert")
+                            action: KanaViewController.convert)
         if conversion != nil {
-            bottom += [tool("◀", "left", "previousSegment"), tool("縮", "shrink", "shrinkSegment"), space,
-                       tool("伸", "extend", "extendSegment"), tool("▶", "right", "nextSegment")]
+            bottom += [tool("◀", "left", KanaViewController.previousSegment), tool("縮", "shrink", KanaViewController.shrinkSegment),
+                       space,
+                       tool("伸", "extend", KanaViewController.extendSegment), tool("▶", "right", KanaViewController.nextSegment)]
         } else {
             bottom.append(space)
         }
-        bottom += [KeySpec("⌫", identifier: "delete", role: .delete, width: 1.5, action: "deleteBackwardInComposition",
-                           repeats: true),
-                   KeySpec(composing ? "確定" : kana ? "改行" : "return", role: .return, width: 2, action: "confirm")]
+        bottom += [KeySpec("⌫", identifier: "delete", role: .delete, width: 1.5,
+                           action: KanaViewController.deleteBackwardInComposition, repeats: true),
+                   KeySpec(composing ? "確定" : kana ? "改行" : "return", role: .return, width: 2, action: KanaViewController.confirm)]
 
         return KeyboardLayout(display: conversion.map(status) ?? "", rows: [
             conversion.map(candidateRow) ?? [],
@@ -51,7 +54,7 @@ enum KanaLayout {
         let perPage = KanaViewController.candidatesPerPage
         let start = conversion.currentChoice / perPage * perPage
         return (start ..< min(start + perPage, candidates.count)).map { i in
-            KeySpec(candidates[i], identifier: "candidate.\(i)", role: .function, action: "chooseCandidate:")
+            KeySpec(candidates[i], identifier: "candidate.\(i)", role: .function, action: KanaViewController.chooseCandidate)
         }
     }
 
@@ -60,7 +63,7 @@ enum KanaLayout {
         "\(conversion.currentSegment.reading)  \(conversion.currentChoice + 1)/\(conversion.currentSegment.candidates.count)"
     }
 
-    private static func tool(_ label: String, _ identifier: String, _ action: String) -> KeySpec {
+    private static func tool(_ label: String, _ identifier: String, _ action: KeyAction) -> KeySpec {
         KeySpec(label, identifier: identifier, role: .function, action: action)
     }
 }

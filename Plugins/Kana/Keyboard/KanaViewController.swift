@@ -25,19 +25,22 @@ public final class KanaViewController: InputViewController {
     /// Candidates shown at a time; space pages through the rest.
     static let candidatesPerPage = 6
 
+    static let typeLetter = KeyAction("typeLetter:", KanaViewController.typeLetter)
+    static let typePunctuation = KeyAction("typePunctuation:", KanaViewController.typePunctuation)
+    static let convert = KeyAction("convert", KanaViewController.convert)
+    static let confirm = KeyAction("confirm", KanaViewController.confirm)
+    static let deleteBackwardInComposition = KeyAction("deleteBackwardInComposition", KanaViewController.deleteBackwardInComposition)
+    static let chooseCandidate = KeyAction("chooseCandidate:", KanaViewController.chooseCandidate)
+    static let previousSegment = KeyAction("previousSegment", KanaViewController.previousSegment)
+    static let nextSegment = KeyAction("nextSegment", KanaViewController.nextSegment)
+    static let shrinkSegment = KeyAction("shrinkSegment", KanaViewController.shrinkSegment)
+    static let extendSegment = KeyAction("extendSegment", KanaViewController.extendSegment)
+    static let toggleMode = KeyAction("toggleMode", KanaViewController.toggleMode)
+    static let toggleShift = KeyAction("toggleShift", KanaViewController.toggleShift)
+
     override public class var keyActions: [KeyAction] {[
-        .action("typeLetter:", KanaViewController.typeLetter),
-        .action("typePunctuation:", KanaViewController.typePunctuation),
-        .action("convert", KanaViewController.convert),
-        .action("confirm", KanaViewController.confirm),
-        .action("deleteBackwardInComposition", KanaViewController.deleteBackwardInComposition),
-        .action("chooseCandidate:", KanaViewController.chooseCandidate),
-        .action("previousSegment", KanaViewController.previousSegment),
-        .action("nextSegment", KanaViewController.nextSegment),
-        .action("shrinkSegment", KanaViewController.shrinkSegment),
-        .action("extendSegment", KanaViewController.extendSegment),
-        .action("toggleMode", KanaViewController.toggleMode),
-        .action("toggleShift", KanaViewController.toggleShift),
+        typeLetter, typePunctuation, convert, confirm, deleteBackwardInComposition, chooseCandidate,
+        previousSegment, nextSegment, shrinkSegment, extendSegment, toggleMode, toggleShift,
     ]}
 
     override public func viewDidLoad() {

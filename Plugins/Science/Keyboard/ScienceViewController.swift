@@ -7,32 +7,34 @@ public final class ScienceViewController: InputViewController {
     private var mode = KeyboardMode.default
     private var shiftOn = false
 
-    override public class var keyActions: [KeyAction] {[
-        .action("setMode:", ScienceViewController.setMode),
-        .action("toggleShift", ScienceViewController.toggleShift),
-        .action("insertCharacter:", ScienceViewController.insertCharacter),
-        .action("moveLeft", ScienceViewController.moveLeft),
-        .action("moveRight", ScienceViewController.moveRight),
-        .action("deleteIfText", ScienceViewController.deleteIfText),
-    ]}
+    static let setMode = KeyAction("setMode:", ScienceViewController.setMode)
+    static let toggleShift = KeyAction("toggleShift", ScienceViewController.toggleShift)
+    static let insertCharacter = KeyAction("insertCharacter:", ScienceViewController.insertCharacter)
+    static let moveLeft = KeyAction("moveLeft", ScienceViewController.moveLeft)
+    static let moveRight = KeyAction("moveRight", ScienceViewController.moveRight)
+    static let deleteIfText = KeyAction("deleteIfText", ScienceViewController.deleteIfText)
+
+    override public class var keyActions: [KeyAction] { [setMode, toggleShift, insertCharacter, moveLeft, moveRight, deleteIfText] }
 
     override public func viewDidLoad() { render() }
     override public func viewWillAppear(_ animated: Bool) { render() }
 
     private func render() {
         var toolbar = KeyboardMode.allCases.map {
-            KeySpec($0.label, identifier: $0.identifier, role: .mode, action: "setMode:")
+            KeySpec($0.label, identifier: $0.identifier, role: .mode, action: ScienceViewController.setMode)
         }
-        toolbar += [KeySpec("◀", identifier: "left", role: .function, action: "moveLeft", repeats: true),
-                    KeySpec("▶", identifier: "right", role: .function, action: "moveRight", repeats: true)]
+        toolbar += [KeySpec("◀", identifier: "left", role: .function, action: ScienceViewController.moveLeft, repeats: true),
+                    KeySpec("▶", identifier: "right", role: .function, action: ScienceViewController.moveRight, repeats: true)]
         let characters = mode.rows.map { row in
             row.map { label in
-                KeySpec(shiftOn && mode.hasCase ? shifted(label) : label, action: "insertCharacter:")
+                KeySpec(shiftOn && mode.hasCase ? shifted(label) : label, action: ScienceViewController.insertCharacter)
             }
         }
-        var bottom = [KeySpec(shiftOn ? "⇧" : "⇪", identifier: "shift", role: .shift, width: 1.5, action: "toggleShift"),
+        var bottom = [KeySpec(shiftOn ? "⇧" : "⇪", identifier: "shift", role: .shift, width: 1.5,
+                              action: ScienceViewController.toggleShift),
                       .space(),
-                      KeySpec("⌫", identifier: "delete", role: .delete, width: 1.5, action: "deleteIfText", repeats: true),
+                      KeySpec("⌫", identifier: "delete", role: .delete, width: 1.5, action: ScienceViewController.deleteIfText,
+                              repeats: true),
                       .return()]
         if needsInputModeSwitchKey { bottom.insert(.globe(), at: 0) }
         keyboardLayout = KeyboardLayout(rows: [toolbar] + characters + [bottom])

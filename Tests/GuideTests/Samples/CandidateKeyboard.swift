@@ -6,11 +6,10 @@ public final class CandidateKeyboard: InputViewController {
     static let words = ["keyboard", "key", "kernel", "kbhost", "sandbox", "swift"]
     var word = ""
 
-    public override class var keyActions: [KeyAction] {[
-        .action("letter:", CandidateKeyboard.letter),
-        .action("choose:", CandidateKeyboard.choose),
-        .action("commit", CandidateKeyboard.commit),
-    ]}
+    static let letter = KeyAction("letter:", CandidateKeyboard.letter)
+    static let choose = KeyAction("choose:", CandidateKeyboard.choose)
+    static let commit = KeyAction("commit", CandidateKeyboard.commit)
+    public override class var keyActions: [KeyAction] { [letter, choose, commit] }
 
     public override func viewDidLoad() { showKeys() }
 
@@ -20,12 +19,12 @@ public final class CandidateKeyboard: InputViewController {
 
     func showKeys() {
         let row = candidates.enumerated().map { i, c in
-            KeySpec(c, identifier: "candidate.\(i)", role: .function, action: "choose:")
+            KeySpec(c, identifier: "candidate.\(i)", role: .function, action: CandidateKeyboard.choose)
         }
         keyboardLayout = KeyboardLayout(rows: [
             row,
-            "abcdefghijklmnopqrstuvwxyz".map { KeySpec(String($0), action: "letter:") },
-            [KeySpec("space", role: .space, action: "commit"), .delete()],
+            "abcdefghijklmnopqrstuvwxyz".map { KeySpec(String($0), action: CandidateKeyboard.letter) },
+            [KeySpec("space", role: .space, action: CandidateKeyboard.commit), .delete()],
         ])
     }
 

@@ -10,16 +10,16 @@ public final class SharedSettingsKeyboard: InputViewController {
         return defaults
     }()
 
-    public override class var keyActions: [KeyAction] {[
-        .action("greet", SharedSettingsKeyboard.greet),
-        .action("remember", SharedSettingsKeyboard.remember),
-        .action("paste", SharedSettingsKeyboard.paste),
-    ]}
+    static let greet = KeyAction("greet", SharedSettingsKeyboard.greet)
+    static let remember = KeyAction("remember", SharedSettingsKeyboard.remember)
+    static let paste = KeyAction("paste", SharedSettingsKeyboard.paste)
+    public override class var keyActions: [KeyAction] { [greet, remember, paste] }
 
     public override func viewDidLoad() {
-        var keys = [KeySpec("greet", action: "greet"), KeySpec("remember", action: "remember")]
+        var keys = [KeySpec("greet", action: SharedSettingsKeyboard.greet),
+                    KeySpec("remember", action: SharedSettingsKeyboard.remember)]
         // Without open access there is no pasteboard: do not offer the key.
-        if hasFullAccess { keys.append(KeySpec("paste", action: "paste")) }
+        if hasFullAccess { keys.append(KeySpec("paste", action: SharedSettingsKeyboard.paste)) }
         keyboardLayout = KeyboardLayout(rows: [keys])
     }
 
@@ -31,7 +31,7 @@ public final class SharedSettingsKeyboard: InputViewController {
         do {
             try settings.set(textDocumentProxy.documentContextBeforeInput ?? "", forKey: "greeting")
         } catch {
-            log("not saved: \(error.message)", level: 2)
+            log("not saved: \(error.message)", level: .warning)
         }
     }
 

@@ -6,19 +6,20 @@ public final class ShiftKeyboard: InputViewController {
     enum Shift { case off, once, locked }
     var shift = Shift.off { didSet { showKeys() } }
 
-    public override class var keyActions: [KeyAction] {[
-        .action("letter:", ShiftKeyboard.letter),
-        .action("shiftTapped:event:", ShiftKeyboard.shiftTapped),
-        .action("shiftLocked", ShiftKeyboard.shiftLocked),
-    ]}
+    // Each action once: its selector, and the method it calls. Keys pass the
+    // constant (a typo does not compile); keyActions lists them for the host.
+    static let letter = KeyAction("letter:", ShiftKeyboard.letter)
+    static let shiftTapped = KeyAction("shiftTapped:event:", ShiftKeyboard.shiftTapped)
+    static let shiftLocked = KeyAction("shiftLocked", ShiftKeyboard.shiftLocked)
+    public override class var keyActions: [KeyAction] { [letter, shiftTapped, shiftLocked] }
 
     public override func viewDidLoad() { showKeys() }
 
     func showKeys() {
         let letters = "abc".map { String($0) }.map { shift == .off ? $0 : $0.uppercased() }
         let shiftKey = KeySpec(shift == .locked ? "⇪" : "⇧", identifier: "shift", role: .shift,
-                               action: "shiftTapped:event:", doubleTapAction: "shiftLocked")
-        keyboardLayout = KeyboardLayout(rows: [letters.map { KeySpec($0, action: "letter:") }, [shiftKey, .space()]])
+                               action: ShiftKeyboard.shiftTapped, doubleTapAction: ShiftKeyboard.shiftLocked)
+        keyboardLayout = KeyboardLayout(rows: [letters.map { KeySpec($0, action: ShiftKeyboard.letter) }, [shiftKey, .space()]])
     }
 
     func letter(_ key: Key) {
