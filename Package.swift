@@ -1,7 +1,9 @@
 // swift-tools-version: 6.0
 //
-// kbhost: a plugin-hosted multi-keyboard runtime. See README.md. The arrows:
-// kbhost → KBHost → KBWire ← KBWorker → CKeyboardABI ← KeyboardSDK ← plugins.
+// kbhost: a plugin-hosted multi-keyboard runtime. See README.md, and ARCHITECTURE.md for the
+// module map: kbhost → KBHost → KBWire ← KBWorker → CKeyboardABI ← KeyboardSDK ← plugins.
+// ARCHITECTURE.md lists every target below with its dependencies; ArchitectureTests fails
+// when the two disagree and names the line to change.
 import PackageDescription
 
 let package = Package(
@@ -105,7 +107,7 @@ let package = Package(
         .target(name: "HostileKeyboard", dependencies: ["CKeyboardABI"], path: "Plugins/Hostile"),
 
         // Tests: unit tests by module (KBSystem's are in KBHostTests), end-to-end tests through real
-        // processes (the worker, its runtime and the CLI are tested there).
+        // processes (the worker, its runtime and the CLI are tested there), and the module map.
         .testTarget(name: "KBTextTests", dependencies: ["KBText"]),
         .testTarget(name: "KBWireTests", dependencies: ["KBWire", "KBText"]),
         .testTarget(name: "KeyboardSDKTests", dependencies: ["KeyboardSDK", "KeyboardTesting"]),
@@ -119,6 +121,8 @@ let package = Package(
         .testTarget(name: "GuideTests", dependencies: ["KeyboardSDK", "KeyboardTesting"]),
         .testTarget(name: "KBHostTests", dependencies: ["KBHost", "KBText", "KBWire", "KBSystem"]),
         .testTarget(name: "EndToEndTests", dependencies: ["KBHost", "KBText", "KBSystem"]),
+        // ARCHITECTURE.md's module map against this file, and the arrows it forbids. Reads text only.
+        .testTarget(name: "ArchitectureTests"),
     ]
 )
 
