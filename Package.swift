@@ -1,7 +1,9 @@
 // swift-tools-version: 6.0
 //
-// kbhost: a plugin-hosted multi-keyboard runtime. See README.md and the
-// module map in DESIGN notes: CLI → KBHost → KBWire ← kbhost-worker → CKeyboardABI ← KeyboardSDK ← plugins.
+// kbhost: a plugin-hosted multi-keyboard runtime. See README.md, and ARCHITECTURE.md for the
+// module map: kbhost → KBHost → KBWire ← KBWorker → CKeyboardABI ← KeyboardSDK ← plugins.
+// ARCHITECTURE.md lists every target below with its dependencies; ArchitectureTests fails
+// when the two disagree and names the line to change.
 import PackageDescription
 
 let package = Package(
@@ -24,9 +26,9 @@ let package = Package(
         .library(name: "FaultKeyboards", type: .dynamic, targets: ["FaultKeyboards"]),
         .library(name: "FaultNoEntry", type: .dynamic, targets: ["FaultNoEntry"]),
         .library(name: "SwiftFaultKeyboards", type: .dynamic, targets: ["SwiftFaultKeyboards"]),
+        .library(name: "FaultWrongABI", type: .dynamic, targets: ["FaultWrongABI"]),
         // A keyboard that tries every escape from its sandbox and types what happened.
         .library(name: "HostileKeyboard", type: .dynamic, targets: ["HostileKeyboard"]),
-        .library(name: "FaultWrongABI", type: .dynamic, targets: ["FaultWrongABI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -34,9 +36,11 @@ let package = Package(
     targets: [
         // The plugin ABI: one versioned C header, shared by the worker, the SDK and C plugins.
         .target(name: "CKeyboardABI", path: "Sources/CKeyboardABI"),
-        // Static inline wrappers for system calls Swift cannot import (variadic or missing).
+        // C wrappers (kbs_, in shims.c) for system calls Swift cannot call directly: variadic
+        // ones (prctl, syscall, fcntl) and ones Glibc's module does not import (pidfd_*).
         .target(name: "CKBShims", path: "Sources/CKBShims"),
-        // The extension process's sandbox: seccomp (libseccomp) and Landlock. Only the worker links it.
+        // The extension process's sandbox: namespaces, its own root, Landlock and seccomp (libseccomp).
+        // The worker applies it; the CLI links it only to ask what this kernel has (protection, doctor).
         .target(name: "CKBSandbox", path: "Sources/CKBSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
         // libffi, with accessors for its ffi_type_* globals.
         .systemLibrary(name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi",
@@ -46,13 +50,15 @@ let package = Package(
         .target(name: "KBText", path: "Sources/KBText"),
         // Pure, Foundation-free: framing, messages and their binary codec.
         .target(name: "KBWire", dependencies: ["KBText"], path: "Sources/KBWire"),
-        // The only place that makes system calls (spawn, pidfd, rlimits, poll, /proc).
+        // The system layer: spawn, pidfd, rlimits, poll, sockets, atomic files, /proc. Most system
+        // calls go through it; the sandbox's are in CKBSandbox, and a few plain Glibc calls (kill,
+        // waitpid, dlopen, exit) are made where they are used.
         .target(name: "KBSystem", dependencies: ["CKBShims"], path: "Sources/KBSystem"),
 
         // The SDK keyboard authors write against (no Foundation).
         .target(name: "KeyboardSDK", dependencies: ["CKeyboardABI"], path: "Sources/KeyboardSDK"),
-        // In-process driver for an author's unit tests.
-        // In-process driver and the out-of-process KeyboardProcess (the real worker, under a budget).
+        // For an author's tests: the in-process driver, and KeyboardProcess (the real worker,
+        // under a budget, through KBHost). The one module that sees both the SDK and the host.
         .target(name: "KeyboardTesting", dependencies: ["KeyboardSDK", "KBExtensionRuntime", "KBWire", "KBText", "KBHost", "KBSystem"],
                 path: "Sources/KeyboardTesting"),
 
@@ -60,12 +66,13 @@ let package = Package(
         // checks, libffi dispatch, the services table. No Foundation.
         .target(name: "KBExtensionRuntime", dependencies: ["KBWire", "KBText", "KBSystem", "CKeyboardABI", "CFFI"],
                 path: "Sources/KBExtensionRuntime"),
-        // The lean extension process: the runtime behind a socket, after its limits. No Foundation.
+        // The lean extension process: the runtime behind a socket, inside its limits and its sandbox. No Foundation.
         .executableTarget(name: "KBWorker",
                           dependencies: ["KBExtensionRuntime", "KBWire", "KBSystem", "CKBShims", "CKBSandbox"],
                           path: "Sources/KBWorker"),
 
-        // The input manager's library: documents, manifests, extension processes, sessions.
+        // The input manager's library: documents, manifests, registry, settings, extension
+        // processes, sessions, the input manager. Never the SDK or the ABI: it speaks KBWire.
         .target(name: "KBHost", dependencies: ["KBWire", "KBText", "KBSystem"], path: "Sources/KBHost"),
         .executableTarget(name: "kbhost",
                           dependencies: ["KBHost", "KBText", "KBSystem", "KBWire", "CKBSandbox",
@@ -99,11 +106,13 @@ let package = Package(
         .target(name: "FaultWrongABI", dependencies: ["CKeyboardABI"], path: "Plugins/Faults/WrongABI"),
         .target(name: "HostileKeyboard", dependencies: ["CKeyboardABI"], path: "Plugins/Hostile"),
 
-        // Tests: one target per module, plus end-to-end tests through real processes.
+        // Tests: unit tests by module (KBSystem's are in KBHostTests), end-to-end tests through real
+        // processes (the worker, its runtime and the CLI are tested there), and the module map.
         .testTarget(name: "KBTextTests", dependencies: ["KBText"]),
         .testTarget(name: "KBWireTests", dependencies: ["KBWire", "KBText"]),
         .testTarget(name: "KeyboardSDKTests", dependencies: ["KeyboardSDK", "KeyboardTesting"]),
-        // One test target per Swift keyboard: each plugin exports the same entry symbol.
+        // One test target per Swift keyboard, on its code target: every export target defines the
+        // same entry symbol (kbhost_keyboard_plugin_v1), so no test links one.
         .testTarget(name: "CalculatorKeyboardTests", dependencies: ["Calculator", "KeyboardTesting"]),
         .testTarget(name: "ScienceKeyboardTests", dependencies: ["Science", "KeyboardTesting"]),
         .testTarget(name: "KanaKeyboardTests", dependencies: ["Kana", "KeyboardTesting"]),
@@ -112,6 +121,8 @@ let package = Package(
         .testTarget(name: "GuideTests", dependencies: ["KeyboardSDK", "KeyboardTesting"]),
         .testTarget(name: "KBHostTests", dependencies: ["KBHost", "KBText", "KBWire", "KBSystem"]),
         .testTarget(name: "EndToEndTests", dependencies: ["KBHost", "KBText", "KBSystem"]),
+        // ARCHITECTURE.md's module map against this file, and the arrows it forbids. Reads text only.
+        .testTarget(name: "ArchitectureTests"),
     ]
 )
 
