@@ -1,0 +1,76 @@
+import KBText
+import KBWire
+
+// MARK: Keys: gestures turned into the events the keyboard's keys are sent
+
+extension KeyboardSession {
+    /// Taps a key by name (see `KeyboardLayout.key(named:)`).
+    public func tap(_ name: String) throws(SessionError) {
+        try perform(.tap, on: name)
+    }
+
+    public func perform(_ gesture: Gesture, on name: String) throws(SessionError) {
+        guard let key = layout.key(named: name) else {
+            throw .noSuchKey(name: name, keyboardID: keyboard.identifier, labels: Array(layout.labels.joined()))
+        }
+        do { try perform(gesture, on: key) } catch { throw .keyboardFailed(error) }
+    }
+
+    /// Delivers the UIControl events of a gesture (see `Gesture.steps`); events
+    /// the key has no action for are not sent.
+    public func perform(_ gesture: Gesture, on key: KeyboardLayout.Key) throws(KeyboardFailure) {
+        let start = clockNanoseconds
+        let plan = gesture.steps(repeats: key.repeats, hasLongPress: key.longPressAction != nil)
+        for step in plan.steps {
+            clockNanoseconds = start + step.atNanoseconds
+            guard key.action(for: step.kind) != nil else { continue }
+            let event = KeyEvent(kind: step.kind, tapCount: step.tapCount, repeatCount: step.repeatCount,
+                                 timestampNanoseconds: clockNanoseconds)
+            try deliver(.key(row: Int32(key.row), column: Int32(key.column), event: event), phase: "key '\(key.label)'")
+        }
+        clockNanoseconds = start + plan.duration
+    }
+
+    /// Taps several keys with their requests pipelined: one write for all, the
+    /// replies applied in order as they come. Much faster than one tap at a
+    /// time; meant for keys that do not change the layout (the worker resolves
+    /// each tap against its layout at that moment). `acknowledged` counts the
+    /// keys whose every event was answered, also when a failure cuts the batch short.
+    public func tapAll(_ keys: [KeyboardLayout.Key], acknowledged: inout Int) throws(KeyboardFailure) {
+        if let failure { throw failure }
+        var messages: [HostMessage] = []
+        var lastMessageOfKey: [Int] = []
+        for key in keys {
+            let start = clockNanoseconds
+            let plan = Gesture.tap.steps(repeats: key.repeats, hasLongPress: key.longPressAction != nil)
+            for step in plan.steps where key.action(for: step.kind) != nil {
+                let event = KeyEvent(kind: step.kind, tapCount: step.tapCount, repeatCount: step.repeatCount,
+                                     timestampNanoseconds: start + step.atNanoseconds)
+                messages.append(.deliver(nextDelivery(.key(row: Int32(key.row), column: Int32(key.column), event: event))))
+            }
+            clockNanoseconds = start + plan.duration
+            lastMessageOfKey.append(messages.count - 1)
+        }
+        let first = sequence - UInt64(messages.count) + 1
+        var keyIndex = 0
+        do {
+            try process.requestAll(messages, phase: "key '\(keys[min(keyIndex, keys.count - 1)].label)'") { (i, reply) throws(KeyboardFailure) in
+                guard case .done(let seq, let effects) = reply, seq == first + UInt64(i) else {
+                    throw violation("answered call \(first + UInt64(i)) out of turn", phase: "key batch")
+                }
+                try apply(effects)
+                while keyIndex < lastMessageOfKey.count && lastMessageOfKey[keyIndex] <= i {
+                    keyIndex += 1
+                    acknowledged += 1
+                }
+            }
+        } catch {
+            throw fail(error)
+        }
+    }
+
+    /// Lets time pass on the session's clock.
+    public func pause(milliseconds: Int) {
+        clockNanoseconds += Int64(milliseconds) * 1_000_000
+    }
+}
