@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import KBHost
+import KBSystem
+import KBWire
+/// `kbhost doctor`: whether this machine can run keyboards as kbhost promises, and what to do if not.
+struct Doctor: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check the machine: libffi, libseccomp, seccomp, Landlock, the memory budget's mechanisms, the worker.",
+        discussion: "Each line says what is there, or what is missing and what to do. Exits 1 when something required is missing.")
+
+    @Flag(help: "Print JSON.") var json = false
+
+    struct Check: Encodable {
+        var name: String
+        var ok: Bool
+        var required: Bool
+        var detail: String
+    }
+
+    func run() throws {
+        var checks: [Check] = []
+        func check(_ name: String, required: Bool = true, _ ok: Bool, _ detail: String, fix: String) {
+            checks.append(Check(name: name, ok: ok, required: required, detail: ok ? detail : "\(detail) — \(fix)"))
+        }
+        let installation = Installation.current()
+        check("worker", FileManager.default.isExecutableFile(atPath: installation.workerPath), installation.workerPath,
+              fix: "build kbhost (swift build) or set KBHOST_PRODUCTS to the folder holding kbhost-worker")
+        check("libffi", dlopen("libffi.so.8", RTLD_LAZY) != nil, "libffi.so.8 (dispatch into plugin code)",
+              fix: "apt-get install libffi-dev (scripts/install-deps)")
+        check("libseccomp", dlopen("libseccomp.so.2", RTLD_LAZY) != nil, "libseccomp.so.2 (the system call filter)",
+              fix: "apt-get install libseccomp-dev (scripts/install-deps)")
+        let kernel = Protection.kernel()
+        let needs: [(SandboxSpec.Mechanism, String)] = [
+            (.seccomp, "seccomp filters"), (.landlock, "Landlock filesystem rules"),
+            (.landlockNetwork, "Landlock TCP rules (ABI 4, Linux 6.7)"),
+            (.landlockScope, "Landlock signal and abstract-socket scoping (ABI 6, Linux 6.12)"),
+            (.namespaces, "unprivileged user namespaces, with mount, PID, IPC, UTS and network namespaces in them"),
+        ]
+        for (m, what) in needs {
+            let fix = m == .namespaces
+                ? "allow unprivileged user namespaces (sysctl user.max_user_namespaces > 0; on Ubuntu, "
+                  + "kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for kbhost-worker); "
+                  + "or, per keyboard: kbhost protection ID allow namespaces"
+                : "a newer kernel (with Landlock in lsm=); or, per keyboard: kbhost protection ID allow \(m.rawValue)"
+            check("sandbox: \(m.rawValue)", kernel.available[m.rawValue] ?? false,
+                  m == .landlock ? "\(what), Landlock ABI \(kernel.landlockABI)" : what, fix: fix)
+        }
+        var pidfdOK = false
+        if let fd = try? Sys.pidfdOpen(getpid()) { pidfdOK = true; Sys.close(fd) }
+        check("budget: pidfd", pidfdOK, "pidfd_open (the governor kills through pidfds)", fix: "Linux 5.3 or later")
+        let status = ProcMemory.readSmallFile("/proc/self/status") ?? ""
+        let fields = ["RssAnon:", "RssShmem:", "VmSwap:"].filter { status.contains($0) }
+        check("budget: footprint", fields.count == 3, "/proc/PID/status RssAnon, RssShmem, VmSwap",
+              fix: "a kernel with these /proc fields (4.5 or later), /proc mounted")
+        var limit = rlimit()
+        check("budget: RLIMIT_DATA", getrlimit(Int32(RLIMIT_DATA.rawValue), &limit) == 0 && (limit.rlim_max == rlim_t.max || limit.rlim_max >= 512 << 20),
+              "the worker's 512 MiB backstop fits under the hard limit", fix: "raise the hard RLIMIT_DATA (ulimit -Hd)")
+        // The whole path: a bundled keyboard in its sandboxed extension process.
+        if let keyboard = try? installation.keyboard("dev.kbhost.NumberPad") {
+            var detail = "dev.kbhost.NumberPad loaded, sandboxed, and typed"
+            var ok = false
+            do {
+                let session = try KeyboardSession(keyboard: keyboard, configuration: installation.processConfiguration)
+                try session.appear()
+                try session.tap("1")
+                ok = session.document.text == "1"
+                session.close()
+            } catch { detail = "\(error)" }
+            check("end to end", ok, detail, fix: "see the lines above")
+        } else {
+            check("end to end", required: false, false, "the bundled keyboards are not built", fix: "swift build")
+        }
+        if json {
+            try printJSON(checks)
+        } else {
+            for c in checks { Console.out("\(c.ok ? "✓" : c.required ? "✗" : "–") \(c.name): \(c.detail)") }
+        }
+        if checks.contains(where: { !$0.ok && $0.required }) { throw ExitCode(1) }
+    }
+}

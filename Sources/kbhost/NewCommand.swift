@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import KBHost
+import KBSystem
+import KBWire
+/// `kbhost new`: a keyboard package that builds, installs, types and tests.
+struct New: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Scaffold a keyboard: a Swift package (or a C folder with a Makefile), its manifest, a test and a README.",
+        discussion: """
+            kbhost new Acme                     ./Acme, a Swift keyboard depending on this kbhost's SDK by path
+            kbhost new Acme --language c        ./Acme, a C keyboard built with make against kbhost_keyboard.h
+            Then, in the folder: swift build (or make), kbhost install ., kbhost type --keyboard ID … — see its README.
+            """)
+
+    enum Language: String, ExpressibleByArgument, CaseIterable { case swift, c }
+
+    @Argument(help: "The keyboard's name: letters and digits, starting with a capital letter (Acme, MyKeys2).") var name: String
+    @Option(help: "swift or c.") var language: Language = .swift
+    @Option(help: "The folder to create (default: ./NAME). It must not exist or be empty.") var path: String?
+    @Option(help: "The bundle identifier (default: com.example.NAME, lowercased).") var identifier: String?
+
+    func validate() throws {
+        guard let first = name.first, first.isUppercase, first.isASCII,
+              name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }), name.count <= 64 else {
+            throw ValidationError("'\(name)' is not a keyboard name: letters and digits, starting with a capital letter")
+        }
+        if let identifier, let problem = KeyboardManifest.bundleIdentifierProblem(identifier) {
+            throw ValidationError("\(TerminalText.quoted(identifier)) is not a reverse-DNS bundle identifier (like com.example.keyboard): it \(problem)")
+        }
+    }
+
+    func run() throws {
+        let folder = ((path ?? name) as NSString).standardizingPath
+        let absolute = folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
+        let fm = FileManager.default
+        if fm.fileExists(atPath: absolute), let contents = try? fm.contentsOfDirectory(atPath: absolute), !contents.isEmpty {
+            throw exitWithError("\(absolute) already exists and is not empty; nothing was written", status: Kbhost.Exit.refused)
+        }
+        let template = Template(name: name, identifier: identifier ?? "com.example.\(name.lowercased())", sdk: SDK.root)
+        let files = language == .swift ? template.swiftFiles : template.cFiles
+        do {
+            for (relative, text) in files {
+                let file = absolute + "/" + relative
+                try fm.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+                if relative.hasSuffix(".sh") { try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file) }
+            }
+        } catch {
+            throw exitWithError("writing \(absolute): \(error.localizedDescription)", status: Kbhost.Exit.refused)
+        }
+        Console.out("created \(language == .swift ? "a Swift" : "a C") keyboard \(template.identifier) in \(absolute)")
+        Console.out(language == .swift
+            ? "next: cd \(folder) && swift build && kbhost install . && kbhost type --keyboard \(template.identifier) h i"
+            : "next: cd \(folder) && make && kbhost install . && kbhost type --keyboard \(template.identifier) h i")
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import KBHost
+import KBSystem
+import KBWire
+/// Where a keyboard author's build finds kbhost: the package, the C header, the products.
+struct SDK: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sdk",
+        abstract: "Where the keyboard SDK is: the package to depend on, the C header's flags, a pkg-config file.",
+        discussion: """
+              kbhost sdk --path          the kbhost package, for .package(path: …) in a Swift keyboard's Package.swift
+              kbhost sdk --cflags        -I… for kbhost_keyboard.h, for a C keyboard:  cc $(kbhost sdk --cflags) -fPIC -shared …
+              kbhost sdk --pkg-config    a kbhost-keyboard.pc; save it in a folder on PKG_CONFIG_PATH
+              kbhost sdk --products      the build products (kbhost-worker), for KBHOST_PRODUCTS
+            """)
+
+    @Flag(help: "Print the kbhost package's folder.") var path = false
+    @Flag(help: "Print the C compiler flags for kbhost_keyboard.h.") var cflags = false
+    @Flag(name: .customLong("pkg-config"), help: "Print a pkg-config file (kbhost-keyboard.pc).") var pkgConfig = false
+    @Flag(help: "Print the build products folder.") var products = false
+
+    static var root: String { Installation.packageRoot() }
+    static var includeDirectory: String { root + "/Sources/CKeyboardABI/include" }
+
+    func validate() throws {
+        guard [path, cflags, pkgConfig, products].filter({ $0 }).count == 1 else {
+            throw ValidationError("say one of --path, --cflags, --pkg-config or --products")
+        }
+    }
+
+    func run() throws {
+        guard FileManager.default.fileExists(atPath: SDK.includeDirectory + "/kbhost_keyboard.h") else {
+            throw exitWithError("the kbhost sources this binary was built from are gone (\(SDK.root)); rebuild kbhost from a checkout",
+                                status: Kbhost.Exit.refused)
+        }
+        if path { Console.out(SDK.root) }
+        if cflags { Console.out("-I\(SDK.includeDirectory)") }
+        if products { Console.out(Installation.current().productsDirectory) }
+        if pkgConfig {
+            Console.out("""
+                prefix=\(SDK.root)
+                includedir=${prefix}/Sources/CKeyboardABI/include
+
+                Name: kbhost-keyboard
+                Description: The kbhost keyboard plugin ABI (kbhost_keyboard.h), version 1
+                Version: 1.0
+                Cflags: -I${includedir}
+                """)
+        }
+    }
+}
