@@ -1,0 +1,117 @@
+/* What the hostile keyboard's files share: its instance, the report it types,
+   the numbers the tests write into the document, and every attempt (one file
+   per kind: network.c, files.c, processes.c, resources.c; hostile.c holds the
+   helpers, the layout's table and the plugin's entry). Nothing here is
+   exported from the library. */
+#ifndef HOSTILE_ATTEMPTS_H
+#define HOSTILE_ATTEMPTS_H
+
+#define _GNU_SOURCE
+#include <kbhost_keyboard.h>
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_ether.h>
+#include <linux/netlink.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <sched.h>
+#include <unistd.h>
+
+
+typedef struct hostile {
+    const kbh_host_v1 *host;
+} hostile;
+
+#define GROUP "group.dev.kbhost.Hostile"
+
+#define HIDDEN __attribute__((visibility("hidden")))
+
+/* Helpers (hostile.c). */
+HIDDEN void report(hostile *self, const char *what, int ok, const char *detail);
+HIDDEN void report_errno(hostile *self, const char *what, int error);
+HIDDEN int number_in_document(hostile *self, const char *name, int otherwise);
+HIDDEN int port_from_document(hostile *self);
+HIDDEN pid_t victim(hostile *self);
+HIDDEN const char *container(hostile *self);
+HIDDEN const char *group_dir(hostile *self);
+HIDDEN void home_file(hostile *self, char *path, size_t size, const char *name);
+HIDDEN void report_ok(hostile *self, const char *what, const char *format, long value);
+
+/* network.c */
+HIDDEN void try_tcp(hostile *self);
+HIDDEN void try_udp(hostile *self);
+HIDDEN void try_raw(hostile *self);
+HIDDEN void try_packet(hostile *self);
+HIDDEN void try_netlink(hostile *self);
+HIDDEN void try_abstract(hostile *self);
+HIDDEN void try_daemon(hostile *self);
+HIDDEN void try_listen(hostile *self);
+HIDDEN void try_unix(hostile *self);
+HIDDEN void try_socketpair(hostile *self);
+
+/* files.c */
+HIDDEN void try_neighbor(hostile *self);
+HIDDEN void try_settings(hostile *self);
+HIDDEN void try_home(hostile *self);
+HIDDEN void try_passwd(hostile *self);
+HIDDEN void try_own(hostile *self);
+HIDDEN void try_group_write(hostile *self);
+HIDDEN void try_group_read(hostile *self);
+HIDDEN void try_defaults(hostile *self);
+HIDDEN void try_pasteboard(hostile *self);
+HIDDEN void try_chmod(hostile *self);
+HIDDEN void try_chmod_group(hostile *self);
+HIDDEN void try_utime(hostile *self);
+HIDDEN void try_chown(hostile *self);
+HIDDEN void try_inotify(hostile *self);
+
+/* processes.c */
+HIDDEN void try_ptrace(hostile *self);
+HIDDEN void try_signal(hostile *self);
+HIDDEN void try_procmem(hostile *self);
+HIDDEN void try_vmread(hostile *self);
+HIDDEN void try_exec(hostile *self);
+HIDDEN void try_fork(hostile *self);
+HIDDEN void try_prlimit(hostile *self);
+HIDDEN void try_renice(hostile *self);
+HIDDEN void try_sched(hostile *self);
+HIDDEN void try_affinity(hostile *self);
+HIDDEN void try_ioprio(hostile *self);
+HIDDEN void try_setpgid(hostile *self);
+HIDDEN void try_shm(hostile *self);
+HIDDEN void try_msgq(hostile *self);
+
+/* resources.c */
+HIDDEN void try_io_uring(hostile *self);
+HIDDEN void try_memfd(hostile *self);
+HIDDEN void try_pipe(hostile *self);
+HIDDEN void try_hugepages(hostile *self);
+HIDDEN void try_env(hostile *self);
+HIDDEN void try_cwd(hostile *self);
+HIDDEN void try_fds(hostile *self);
+HIDDEN void try_processes(hostile *self);
+HIDDEN void try_x32(hostile *self);
+HIDDEN void try_escape(hostile *self);
+
+#endif

@@ -1,0 +1,95 @@
+/* The network: sockets of every kind, to the host, the tests and the daemon. */
+#include "attempts.h"
+
+void try_tcp(hostile *self) {
+    int port = port_from_document(self);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) { report_errno(self, "tcp", errno); return; }
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) { int e = errno; close(fd); report_errno(self, "tcp", e); return; }
+    ssize_t n = send(fd, "hostile", 7, MSG_NOSIGNAL);
+    int e = errno;
+    close(fd);
+    if (n < 0) { report_errno(self, "tcp", e); return; }
+    char detail[128];
+    snprintf(detail, sizeof detail, "sent %zd bytes to 127.0.0.1:%d", n, port);
+    report(self, "tcp", 1, detail);
+}
+
+void try_udp(hostile *self) {
+    int port = port_from_document(self);
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0) { report_errno(self, "udp", errno); return; }
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    ssize_t n = sendto(fd, "hostile", 7, 0, (struct sockaddr *)&a, sizeof a);
+    int e = errno;
+    close(fd);
+    if (n < 0) { report_errno(self, "udp", e); return; }
+    char detail[128];
+    snprintf(detail, sizeof detail, "sent %zd bytes to 127.0.0.1:%d", n, port);
+    report(self, "udp", 1, detail);
+}
+
+static void try_socket(hostile *self, const char *what, int domain, int type, int protocol) {
+    int fd = socket(domain, type, protocol);
+    if (fd < 0) { report_errno(self, what, errno); return; }
+    close(fd);
+    report(self, what, 1, "opened a socket");
+}
+
+void try_raw(hostile *self) { try_socket(self, "raw", AF_INET, SOCK_RAW, IPPROTO_ICMP); }
+void try_packet(hostile *self) { try_socket(self, "packet", AF_PACKET, SOCK_RAW, htons(ETH_P_ALL)); }
+void try_netlink(hostile *self) { try_socket(self, "netlink", AF_NETLINK, SOCK_RAW, NETLINK_ROUTE); }
+
+/* An abstract Unix socket the tests listen on, outside the keyboard. */
+void try_abstract(hostile *self) {
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0) { report_errno(self, "abstract", errno); return; }
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    const char name[] = "kbhost-hostile-test";
+    memcpy(a.sun_path + 1, name, sizeof name - 1);
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + sizeof name - 1);
+    if (connect(fd, (struct sockaddr *)&a, len) < 0) { int e = errno; close(fd); report_errno(self, "abstract", e); return; }
+    close(fd);
+    report(self, "abstract", 1, "connected to @kbhost-hostile-test");
+}
+
+/* A pathname Unix socket: the daemon's control socket ($KBHOST_HOME/run/control
+   in the tests), asked to grant this keyboard open access; and a listener. */
+static void try_unix_socket(hostile *self, const char *what, const char *name, const char *message) {
+    char path[1200];
+    home_file(self, path, sizeof path, name);
+    struct stat st;
+    if (stat(path, &st) < 0) { report_errno(self, what, errno); return; }
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) { report_errno(self, what, errno); return; }
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    char real[1200];
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", realpath(path, real) ? real : path);  /* sun_path is short */
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) { int e = errno; close(fd); report_errno(self, what, e); return; }
+    ssize_t n = send(fd, message, strlen(message), MSG_NOSIGNAL);
+    close(fd);
+    report_ok(self, what, "connected and sent %ld bytes", (long)n);
+}
+void try_daemon(hostile *self) {
+    char request[1400], home[1200];
+    home_file(self, home, sizeof home, "");
+    snprintf(request, sizeof request, "{\"argv\":[\"access\",\"dev.kbhost.Hostile\",\"on\"],\"home\":\"%s\"}\n", home);
+    try_unix_socket(self, "daemon", "run/control", request);
+}
+/* A TCP server of its own on 127.0.0.1 (with open access, a way to hold buffers and to serve). */
+void try_listen(hostile *self) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) { report_errno(self, "listen", errno); return; }
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 4) < 0) { int e = errno; close(fd); report_errno(self, "listen", e); return; }
+    close(fd);
+    report(self, "listen", 1, "listened on 127.0.0.1");
+}
+void try_unix(hostile *self) { try_unix_socket(self, "unix", "listener.sock", "hostile"); }
+void try_socketpair(hostile *self) {
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) < 0) { report_errno(self, "socketpair", errno); return; }
+    close(fds[0]); close(fds[1]);
+    report(self, "socketpair", 1, "made a socket pair");
+}

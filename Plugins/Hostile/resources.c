@@ -1,0 +1,87 @@
+/* The kernel's less obvious doors (io_uring, x32), memory the budget would not see, what
+   the keyboard was handed, and terminal sequences typed as text. */
+#include "attempts.h"
+
+void try_io_uring(hostile *self) {
+    unsigned char params[120];  /* struct io_uring_params */
+    memset(params, 0, sizeof params);
+    long fd = syscall(SYS_io_uring_setup, 4, params);
+    if (fd < 0) { report_errno(self, "io_uring", errno); return; }
+    close((int)fd);
+    report(self, "io_uring", 1, "set up a ring");
+}
+
+/* Memory the budget would not see. */
+void try_memfd(hostile *self) {
+    int fd = (int)syscall(SYS_memfd_create, "hostile", 0);
+    if (fd < 0) { report_errno(self, "memfd", errno); return; }
+    close(fd);
+    report(self, "memfd", 1, "made a memfd");
+}
+void try_pipe(hostile *self) {
+    int fds[2];
+    if (pipe(fds) < 0) { report_errno(self, "pipe", errno); return; }
+    close(fds[0]); close(fds[1]);
+    report(self, "pipe", 1, "made a pipe");
+}
+void try_hugepages(hostile *self) {
+    if (prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0) < 0) { report_errno(self, "hugepages", errno); return; }
+    report(self, "hugepages", 1, "turned transparent huge pages back on");
+}
+
+/* What it was given: its environment's names, its working directory, its descriptors, the processes it sees. */
+void try_env(hostile *self) {
+    char names[1024] = "";
+    for (char **e = environ; *e; e++) {
+        size_t used = strlen(names);
+        const char *eq = strchr(*e, '=');
+        snprintf(names + used, sizeof names - used, "%s%.*s", used ? " " : "", (int)(eq ? eq - *e : (long)strlen(*e)), *e);
+    }
+    report(self, "env", 1, names);
+}
+void try_cwd(hostile *self) {
+    char cwd[1024];
+    if (!getcwd(cwd, sizeof cwd)) { report_errno(self, "cwd", errno); return; }
+    report(self, "cwd", 1, cwd);
+}
+void try_fds(hostile *self) {
+    char list[512] = "";
+    for (int fd = 0; fd < 256; fd++) {
+        if (fcntl(fd, F_GETFD) < 0) continue;
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%d", used ? " " : "", fd);
+    }
+    report(self, "fds", 1, list);
+}
+void try_processes(hostile *self) {
+    DIR *d = opendir("/proc");
+    if (!d) { report_errno(self, "processes", errno); return; }
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) if (e->d_name[0] >= '0' && e->d_name[0] <= '9') n++;
+    closedir(d);
+    report_ok(self, "processes", "sees %ld", n);
+}
+
+/* An x32 system call (the x86-64 number with bit 30 set) reaches the kernel
+   by another table than the one a filter for x86-64 checks: the filter must
+   end the process. Only reached on x86-64. */
+void try_x32(hostile *self) {
+#if defined(__x86_64__)
+    long r = syscall(0x40000000L | SYS_getpid);
+    if (r < 0) { report_errno(self, "x32", errno); return; }
+    report(self, "x32", 1, "an x32 system call went through");
+#else
+    report(self, "x32", 0, "not an x86-64 machine");
+#endif
+}
+
+/* Terminal sequences as text: clear the screen, write the clipboard (OSC 52),
+   a C1 CSI. kbhost must print them escaped, in the document and in the tail
+   of this keyboard's output that a failure quotes. */
+void try_escape(hostile *self) {
+    static const char seq[] = "\x1b[2J\x1b]52;c;aGk=\x07\xc2\x9b";
+    fputs(seq, stderr);
+    fputs("\n", stderr);
+    fflush(stderr);
+    self->host->insert_text(self->host->ctx, seq);
+}
