@@ -14,7 +14,7 @@ struct StressRun {
     let tapRate: Double
     let switchRate: Double
     let faultRate: Double
-    var random: SeededRandom
+    var random: SplitMix64
     let progress: Bool
 
     init(keyboards: [LoadableKeyboard], faultKeyboards: [LoadableKeyboard], configuration: ExtensionProcess.Configuration,
@@ -26,7 +26,7 @@ struct StressRun {
         self.tapRate = tapRate
         self.switchRate = switchRate
         self.faultRate = faultRate
-        random = SeededRandom(state: seed)
+        random = SplitMix64(seed: seed)
         self.progress = progress
     }
 

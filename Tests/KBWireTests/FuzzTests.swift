@@ -1,3 +1,4 @@
+import KBText
 import KBWire
 import Testing
 

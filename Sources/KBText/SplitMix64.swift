@@ -1,0 +1,19 @@
+/// A small deterministic random number generator (SplitMix64), so that a seed
+/// reproduces a run: `kbhost stress --seed`, and the randomised tests of the
+/// text model and the wire. Not for anything that must be unpredictable.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    /// The generator's state; the seed it started from, advanced once per number.
+    public var state: UInt64
+
+    /// A generator that starts from `seed`.
+    public init(seed: UInt64) { state = seed }
+
+    /// The next number of the sequence.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
