@@ -165,14 +165,12 @@ struct Budget: ParsableCommand {
     @Argument(help: ArgumentHelp("The budget: \(Governor.budgetHelp).")) var budget: String?
 
     func validate() throws {
-        if let budget, Governor.budget(parsing: budget) == nil {
-            throw ValidationError("'\(budget)' is not a budget; give \(Governor.budgetHelp)")
-        }
+        _ = try parsedBudget(budget)
     }
 
     func run() throws {
         let context = try Context.make()
-        if let budget, let bytes = Governor.budget(parsing: budget) {
+        if let bytes = try parsedBudget(budget) {
             try context.update { $0.memoryBudget = bytes }
         }
         Console.out("\(try context.settings().memoryBudget >> 20) MiB")
@@ -186,13 +184,21 @@ struct BudgetOption: ParsableArguments {
     var budget: String?
 
     func validate() throws {
-        if let budget, Governor.budget(parsing: budget) == nil {
-            throw ValidationError("'\(budget)' is not a budget; give \(Governor.budgetHelp)")
-        }
+        _ = try parsedBudget(budget)
     }
 
     func bytes(_ context: Context) throws -> Int {
-        if let budget, let bytes = Governor.budget(parsing: budget) { return bytes }
+        if let bytes = try parsedBudget(budget) { return bytes }
         return try context.settings().memoryBudget
     }
+}
+
+/// A budget argument in bytes (nil when it was not given), or the error that says what a budget is:
+/// the one reading of `kbhost budget N` and of every `--budget`.
+func parsedBudget(_ text: String?) throws(ValidationError) -> Int? {
+    guard let text else { return nil }
+    guard let bytes = Governor.budget(parsing: text) else {
+        throw ValidationError("'\(text)' is not a budget; give \(Governor.budgetHelp)")
+    }
+    return bytes
 }
