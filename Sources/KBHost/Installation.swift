@@ -127,7 +127,7 @@ public struct Installation: Sendable {
             case .libraryMissing(let m, let e, let s):
                 "\(m): CFBundleExecutable \(e) was not found in its bundle or in \(s) (run `swift build` first)"
             case .unknownKeyboard(let id, let known):
-                "no keyboard \(id); known keyboards: \(known.joined(separator: ", "))"
+                RegistryError.unknown(id, known: known).description
             }
         }
     }
