@@ -113,5 +113,11 @@ HIDDEN void try_fds(hostile *self);
 HIDDEN void try_processes(hostile *self);
 HIDDEN void try_x32(hostile *self);
 HIDDEN void try_escape(hostile *self);
+HIDDEN void try_fifo(hostile *self);
+HIDDEN void try_aio(hostile *self);
+HIDDEN void try_setown(hostile *self);
+HIDDEN void try_tmp(hostile *self);
+HIDDEN void try_tmp_chmod(hostile *self);
+HIDDEN void try_ifconf(hostile *self);
 
 #endif

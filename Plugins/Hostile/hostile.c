@@ -83,7 +83,9 @@ static const struct attempt {
     {"inotify", "inotify", try_inotify}, {"memfd", "memfd", try_memfd}, {"pipe", "pipe", try_pipe},
     {"hugepages", "hugepages", try_hugepages}, {"env", "env", try_env}, {"cwd", "cwd", try_cwd},
     {"fds", "fds", try_fds}, {"processes", "processes", try_processes}, {"listen", "listen", try_listen},
-    {"escape", "escape", try_escape},
+    {"escape", "escape", try_escape}, {"fifo", "fifo", try_fifo}, {"aio", "aio", try_aio},
+    {"setown", "setown", try_setown}, {"tmp", "tmp", try_tmp}, {"ifconf", "ifconf", try_ifconf},
+    {"tmp-chmod", "tmpChmod", try_tmp_chmod},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])
 

@@ -1,6 +1,9 @@
 /* The network: sockets of every kind, to the host, the tests and the daemon. */
 #include "attempts.h"
 
+#include <net/if.h>
+#include <sys/ioctl.h>
+
 void try_tcp(hostile *self) {
     int port = port_from_document(self);
     int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -92,4 +95,12 @@ void try_socketpair(hostile *self) {
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) < 0) { report_errno(self, "socketpair", errno); return; }
     close(fds[0]); close(fds[1]);
     report(self, "socketpair", 1, "made a socket pair");
+}
+
+/* The host's network, asked through the channel it handed over (a socket of the host's namespace). */
+void try_ifconf(hostile *self) {
+    char buffer[1024];
+    struct ifconf conf = {.ifc_len = sizeof buffer, .ifc_buf = buffer};
+    if (ioctl(3, SIOCGIFCONF, &conf) < 0) { report_errno(self, "ifconf", errno); return; }
+    report_ok(self, "ifconf", "listed %ld bytes of the host's interfaces", (long)conf.ifc_len);
 }

@@ -85,3 +85,44 @@ void try_escape(hostile *self) {
     fflush(stderr);
     self->host->insert_text(self->host->ctx, seq);
 }
+
+/* FIFOs: pipe buffers by another name, and a user's pipe quota to exhaust. */
+void try_fifo(hostile *self) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s/fifo", container(self));
+    if (mknod(path, S_IFIFO | 0600, 0) < 0) { report_errno(self, "fifo", errno); return; }
+    unlink(path);
+    report(self, "fifo", 1, "made a FIFO in its container");
+}
+
+/* Kernel AIO contexts: a machine-wide limit (aio-max-nr) one keyboard could take. */
+void try_aio(hostile *self) {
+    unsigned long context = 0;
+    if (syscall(SYS_io_setup, 1, &context) < 0) { report_errno(self, "aio", errno); return; }
+    syscall(SYS_io_destroy, context);
+    report(self, "aio", 1, "set up an AIO context");
+}
+
+/* Signals on I/O, aimed at another process (pid 1 of its namespace). */
+void try_setown(hostile *self) {
+    if (fcntl(3, F_SETOWN, 1) < 0) { report_errno(self, "setown", errno); return; }
+    fcntl(3, F_SETOWN, 0);
+    report(self, "setown", 1, "set the channel's owner to pid 1");
+}
+
+/* Its /tmp: usable (a file written and read back). */
+void try_tmp(hostile *self) {
+    int fd = open("/tmp/hostile-tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) { report_errno(self, "tmp", errno); return; }
+    ssize_t n = write(fd, "tmp", 3);
+    close(fd);
+    unlink("/tmp/hostile-tmp");
+    report_ok(self, "tmp", "wrote %ld bytes to /tmp", (long)n);
+}
+
+/* A file in its /tmp made world-writable: were /tmp ever another folder (a link swapped
+   in for the container's tmp), this would change that folder's file. */
+void try_tmp_chmod(hostile *self) {
+    if (chmod("/tmp/file.txt", 0777) < 0) { report_errno(self, "tmp-chmod", errno); return; }
+    report(self, "tmp-chmod", 1, "made /tmp/file.txt 0777");
+}

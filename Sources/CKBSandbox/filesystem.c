@@ -46,6 +46,7 @@
 #define KBH_MOUNT_ATTR_RDONLY 0x00000001
 #define KBH_MOUNT_ATTR_NOSUID 0x00000002
 #define KBH_MOUNT_ATTR_NODEV 0x00000004
+#define KBH_MOUNT_ATTR_NOEXEC 0x00000008
 
 struct kbh_mount_attr {
     uint64_t attr_set;
@@ -201,8 +202,27 @@ int kbh_isolate_filesystem(const kbh_sandbox_request *q, const char *const *syst
     for (int i = 0; i < p.count; i++) if (is_beneath(p.items[i].path, "/tmp")) tmp[0] = 0;
     int tmp_fd = -1;
     if (rc == 0 && tmp[0]) {
-        tmp_fd = (int)syscall(SYS_open_tree, AT_FDCWD, tmp, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-        if (tmp_fd < 0) { kbh_say(err, size, "sandbox: cannot take %s as the keyboard's /tmp: %s", tmp, strerror(errno)); rc = -1; }
+        // `tmp` is the keyboard's to replace: a link there (planted, or swapped in
+        // between the host's check and now) must never become its /tmp. Opened
+        // without following a link, as one name below the container, then cloned.
+        int container = open(q->container, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int dir = container < 0 ? -1 : openat(container, "tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int saved = errno;
+        if (container >= 0) close(container);
+        if (dir < 0) {
+            kbh_say(err, size, "sandbox: %s is not a folder of the keyboard's own (%s); it cannot be its /tmp", tmp,
+                    saved == ELOOP || saved == ENOTDIR ? "a symbolic link or a file is there" : strerror(saved));
+            rc = -1;
+        } else {
+            tmp_fd = (int)syscall(SYS_open_tree, dir, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+            if (tmp_fd < 0) { kbh_say(err, size, "sandbox: cannot take %s as the keyboard's /tmp: %s", tmp, strerror(errno)); rc = -1; }
+            close(dir);
+            struct kbh_mount_attr attr = { .attr_set = KBH_MOUNT_ATTR_NOSUID | KBH_MOUNT_ATTR_NODEV | KBH_MOUNT_ATTR_NOEXEC };
+            if (tmp_fd >= 0 && syscall(SYS_mount_setattr, tmp_fd, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0) {
+                kbh_say(err, size, "sandbox: cannot make the keyboard's /tmp nosuid: %s", strerror(errno));
+                rc = -1;
+            }
+        }
     }
     const char *root = "/tmp";
     if (rc == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {

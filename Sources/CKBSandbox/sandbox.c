@@ -195,7 +195,15 @@ static int install_landlock(const kbh_sandbox_request *q, const struct lib_dirs 
     if (rc == 0) rc = ll_allow(ruleset, "/dev/null", LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_TRUNCATE, handled, err, size);
     if (rc == 0) rc = ll_allow(ruleset, "/proc/self", LL_FS_READ_FILE | LL_FS_READ_DIR, handled, err, size);
     // Its own container: everything. Its groups: read, and write with open access.
-    if (rc == 0 && q->container && q->container[0]) rc = ll_allow(ruleset, q->container, handled, handled, err, size);
+    if (rc == 0 && q->container && q->container[0]) {
+        rc = ll_allow(ruleset, q->container, handled, handled, err, size);
+        // In its namespaces /tmp is the container's tmp, mounted there: the same folder, by another path.
+        char tmp[PATH_MAX];
+        snprintf(tmp, sizeof tmp, "%s/tmp", q->container);
+        struct stat a, b;
+        if (rc == 0 && lstat("/tmp", &a) == 0 && lstat(tmp, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+            rc = ll_allow(ruleset, "/tmp", handled, handled, err, size);
+    }
     for (size_t i = 0; rc == 0 && i < q->group_path_count; i++)
         rc = ll_allow(ruleset, q->group_paths[i], q->open_access ? handled : ll_read, handled, err, size);
     if (rc == 0 && syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) {

@@ -152,6 +152,14 @@ static int build_seccomp(bool open_access, scmp_filter_ctx *out, char *err, size
         // Serving: a keyboard only ever connects out (and a listener with its own
         // connections would hold socket buffers the budget does not see).
         "listen", "accept", "accept4",
+        // Binding an address: a keyboard that connects out never needs one, and a
+        // bound UDP socket (SO_REUSEPORT) could take another program's datagrams.
+        "bind",
+        // Machine-wide resources one keyboard could exhaust for everyone (aio-max-nr),
+        // and FIFOs (pipe buffers by another name).
+        "io_setup", "io_submit", "io_cancel", "io_destroy", "io_getevents", "io_pgetevents", "mknod", "mknodat",
+        // The processor's descriptor tables.
+        "modify_ldt",
         // Watching files it does not own; giving files away.
         "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
         "chown", "fchown", "lchown", "fchownat",
@@ -190,6 +198,18 @@ static int build_seccomp(bool open_access, scmp_filter_ctx *out, char *err, size
     // No typing into the terminal behind the host's back.
     if (rc == 0) rc = deny(ctx, eperm, "ioctl", 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffU, TIOCSTI));
     if (rc == 0) rc = deny(ctx, eperm, "ioctl", 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffU, TIOCLINUX));
+    // Socket ioctls (SIOC*, 0x89xx): on the inherited channel they would answer for the
+    // host's network namespace (its addresses, its hardware addresses).
+    if (rc == 0) rc = deny(ctx, eperm, "ioctl", 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xff00U, 0x8900U));
+    // No signals on I/O to another process.
+    if (rc == 0) rc = deny(ctx, eperm, "fcntl", 1, SCMP_A1(SCMP_CMP_EQ, F_SETOWN));
+    if (rc == 0) rc = deny(ctx, eperm, "fcntl", 1, SCMP_A1(SCMP_CMP_EQ, 15 /* F_SETOWN_EX */));
+#if defined(__x86_64__)
+    // Calls newer than Debian 12's libseccomp knows by name (so by number): mount listing, cachestat.
+    static const int newer[] = { 451 /* cachestat */, 457 /* statmount */, 458 /* listmount */, 467 /* open_tree_attr */ };
+    for (size_t i = 0; rc == 0 && i < sizeof newer / sizeof *newer; i++)
+        rc = seccomp_rule_add(ctx, eperm, newer[i], 0);
+#endif
     // Sockets: Unix ones always; IPv4/IPv6 (not raw) with open access; packet, netlink and the rest never.
     if (open_access) {
         if (rc == 0) rc = deny(ctx, eperm, "socket", 1, SCMP_A0(SCMP_CMP_GT, AF_INET6));

@@ -122,11 +122,32 @@ public struct KeyboardAccess: Sendable {
 
     var pasteboard: Pasteboard? { home.map(Pasteboard.init(home:)) }
 
+    /// Where a KBHostReadOnlyPaths entry really is, checked again after its links
+    /// are followed (the manifest's check reads only the text): still system
+    /// data under /usr, /etc or /opt, none of the system's secrets, and readable
+    /// by everyone. nil when it does not exist on this system.
+    static func systemData(_ declared: String) throws -> String? {
+        guard let p = realpath(declared, nil) else { return nil }
+        let resolved = String(cString: p)
+        free(p)
+        var st = stat()
+        guard stat(resolved, &st) == 0 else { return nil }
+        let isDirectory = (st.st_mode & S_IFMT) == S_IFDIR
+        let everyone: mode_t = isDirectory ? 0o005 : 0o004
+        guard KeyboardManifest.isAllowedReadOnlyPath(resolved), st.st_mode & everyone == everyone else {
+            let why = KeyboardManifest.isAllowedReadOnlyPath(resolved)
+                ? "which not everyone may read" : "which is not system data under /usr, /etc or /opt"
+            throw SystemError("KBHostReadOnlyPaths: \(TerminalText.quoted(declared)) is \(TerminalText.quoted(resolved)), \(why)",
+                              errno: EACCES)
+        }
+        return resolved
+    }
+
     /// The sandbox for a keyboard: its bundle, the system data it declares,
     /// its containers (created here), open access as granted.
     func sandbox(for keyboard: LoadableKeyboard, openAccess: Bool) throws -> SandboxSpec {
         var reads = [(keyboard.libraryPath as NSString).deletingLastPathComponent, keyboard.manifest.bundleDirectory]
-        reads += keyboard.manifest.readOnlyPaths
+        reads += try keyboard.manifest.readOnlyPaths.compactMap(KeyboardAccess.systemData)
         var spec = SandboxSpec(enabled: sandboxed, openAccess: openAccess, readPaths: Array(Set(reads)).sorted(),
                                allowMissing: allowMissing)
         if let home {

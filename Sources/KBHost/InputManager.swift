@@ -129,6 +129,32 @@ public final class InputManager {
         if target != currentID { activate(target) }
     }
 
+    /// The settings changed elsewhere (the daemon says so). A keyboard whose
+    /// open access was granted or revoked, or that was disabled, does not go
+    /// on as it was: its process is ended, and the current one starts again
+    /// under the new grant. Sandboxes are fixed at launch, so a revocation
+    /// reaches a running keyboard only this way.
+    public func settingsChanged() {
+        guard let settings = try? store.load() else { return }
+        var restart = false
+        for session in sessions.all {
+            let id = session.keyboard.identifier
+            let granted = settings.fullAccess.contains(id) && session.keyboard.manifest.requestsOpenAccess
+            guard session.hasFullAccess != granted || !settings.enabled.contains(id) else { continue }
+            if id == currentID {
+                try? session.disappear()
+                document = session.document
+                restart = true
+            }
+            sessions.remove(id)?.close()
+        }
+        if restart {
+            let id = currentID
+            currentID = SystemKeyboard.identifier  // so that it starts anew, and is announced
+            activate(settings.enabled.contains(id) ? id : InputModes.active(settings, registry: registry, field: field))
+        }
+    }
+
     /// Taps the key with this label or role name (`delete`, `return`, `space`,
     /// `shift`, `globe`). A capital on a keyboard whose letter keys keep
     /// lowercase labels taps shift, then the letter; `-`, `*`, `/` also reach

@@ -21,6 +21,8 @@ public final class KeyboardSession {
 
     let process: ExtensionProcess
     var facts: ControllerFacts
+    /// Whether the keyboard runs with open access (requested and granted when it started).
+    public var hasFullAccess: Bool { facts.hasFullAccess }
     var factsChanged = false
     /// The host's pasteboard (nil without KBHOST_HOME), and the state of its file the keyboard last saw.
     let pasteboard: Pasteboard?

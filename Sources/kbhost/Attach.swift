@@ -83,15 +83,19 @@ final class AttachSession {
         manager.close()
     }
 
+    /// Every event the daemon has sent (one read may bring several lines).
     func daemonNews() {
-        guard var channel = subscription, let line = try? channel.receive(),
-              let event = try? JSONDecoder().decode(DaemonReply.self, from: Data(line.utf8)) else {
-            subscription = nil
-            status = "the daemon went away; changes made elsewhere no longer reach this session"
-            return
-        }
-        subscription = channel
-        if event.event == "current", let id = event.identifier { manager.follow(current: id) }
+        repeat {
+            guard var channel = subscription, let line = try? channel.receive(),
+                  let event = try? JSONDecoder().decode(DaemonReply.self, from: Data(line.utf8)) else {
+                subscription = nil
+                status = "the daemon went away; changes made elsewhere no longer reach this session"
+                return
+            }
+            subscription = channel
+            if event.event == "current", let id = event.identifier { manager.follow(current: id) }
+            if event.event == "settings" { manager.settingsChanged() }
+        } while subscription?.hasBufferedLine == true
     }
 
     func handle(_ bytes: [UInt8]) {

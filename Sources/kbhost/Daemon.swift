@@ -31,6 +31,9 @@ struct DaemonRequest: Codable {
     var request: Kind
     /// The client's settings folder: a daemon serving another one declines.
     var home: String
+    /// With subscribe: also a "settings" event after every change (an attached
+    /// session ends a keyboard whose open access was revoked).
+    var settings: Bool? = nil
 }
 
 struct DaemonReply: Codable {
@@ -40,7 +43,8 @@ struct DaemonReply: Codable {
     var error: String?
     /// The daemon serves another KBHOST_HOME: do it yourself.
     var declined: Bool?
-    /// Sent to subscribers when the current keyboard changes.
+    /// Sent to subscribers: "current" when the current keyboard changes,
+    /// "settings" after any change (grants, the enabled list…).
     var event: String?
     var identifier: String?
     var name: String?
@@ -53,11 +57,11 @@ struct DaemonReply: Codable {
 enum DaemonClient {
     /// Sends one request to a running daemon and returns its first reply and
     /// the open channel; nil when none runs, it serves another home, or it refused.
-    private static func request(_ kind: DaemonRequest.Kind) -> (LineChannel, DaemonReply)? {
+    private static func request(_ kind: DaemonRequest.Kind, settings: Bool? = nil) -> (LineChannel, DaemonReply)? {
         guard ProcessInfo.processInfo.environment["KBHOST_NO_DAEMON"] == nil,
               let fd = UnixSocket.connect(DaemonPaths.socket) else { return nil }
         var channel = LineChannel(fd: fd)
-        let request = DaemonRequest(request: kind, home: SettingsStore.defaultDirectory())
+        let request = DaemonRequest(request: kind, home: SettingsStore.defaultDirectory(), settings: settings)
         guard let line = try? String(decoding: JSONEncoder().encode(request), as: UTF8.self),
               (try? channel.send(line)) != nil,
               let replyLine = try? channel.receive(),
@@ -80,7 +84,7 @@ enum DaemonClient {
 
     /// Subscribes to current-keyboard changes; the channel then receives event lines.
     static func subscribe() -> LineChannel? {
-        request(.subscribe)?.0
+        request(.subscribe, settings: true)?.0
     }
 }
 
@@ -120,6 +124,8 @@ struct DaemonServer {
     let listener: Int32
     var clients: [Int32: [UInt8]] = [:]
     var subscribers: Swift.Set<Int32> = []
+    /// Subscribers that also hear of every settings change.
+    var settingsSubscribers: Swift.Set<Int32> = []
     let home = SettingsStore.defaultDirectory()
     /// The current keyboard as of the last reload: subscribers hear of changes to it.
     var current: String?
@@ -144,6 +150,7 @@ struct DaemonServer {
     mutating func drop(_ fd: Int32) {
         clients[fd] = nil
         subscribers.remove(fd)
+        settingsSubscribers.remove(fd)
         Sys.close(fd)
     }
 
@@ -169,12 +176,14 @@ struct DaemonServer {
         switch request.request {
         case .subscribe:
             subscribers.insert(fd)
+            if request.settings == true { settingsSubscribers.insert(fd) }
             reply(currentEvent() ?? DaemonReply(event: "current"), to: fd)
         case .reload:
             let now = try? SettingsStore(directory: home).load().current
             if let now, now != current, let event = currentEvent() {
                 for subscriber in subscribers { reply(event, to: subscriber) }
             }
+            for subscriber in settingsSubscribers { reply(DaemonReply(event: "settings"), to: subscriber) }
             if let now { current = now }
             reply(DaemonReply(ok: true), to: fd)
         }

@@ -124,6 +124,29 @@ struct InputManagerLibraryTests {
         #expect(m.currentDocument.text == "s")
     }
 
+    /// Open access revoked while the keyboard runs: its process ends, and the
+    /// keyboard starts again without the network (sandboxes are fixed at launch).
+    @Test func aRevokedGrantReachesTheRunningKeyboard() throws {
+        let (w, registry, store) = try world()
+        defer { withExtendedLifetime(w) {} }
+        let listeners = try Listeners()
+        try store.update { $0.fullAccess = ["dev.kbhost.Hostile"] }
+        let (m, _) = try manager(registry, store, enabled: [SystemKeyboard.identifier, "dev.kbhost.Hostile"],
+                                 current: "dev.kbhost.Hostile", text: "port \(listeners.port) ")
+        defer { m.close() }
+        let before = try #require(m.active?.pid)
+        m.tap("tcp")
+        #expect(m.currentDocument.text.contains("tcp: allowed"), "\(m.currentDocument.text)")
+        try store.update { $0.fullAccess = [] }
+        m.settingsChanged()
+        let after = try #require(m.active?.pid)
+        #expect(after != before, "the keyboard was started again")
+        #expect(!Fixtures.processExists(before), "its old process, with the network, is gone")
+        m.tap("tcp")
+        #expect(m.currentDocument.text.hasSuffix("tcp: denied: Operation not permitted (errno 1)\n"), "\(m.currentDocument.text)")
+        #expect(m.currentDocument.text.contains("tcp: allowed"), "what it typed before stays")
+    }
+
     @Test func theDaemonsNewsIsFollowed() throws {
         let (w, registry, store) = try world()
         defer { withExtendedLifetime(w) {} }  // the world (its bundles) outlives the keyboards

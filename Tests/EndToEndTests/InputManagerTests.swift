@@ -39,8 +39,10 @@ final class World {
 
     /// A real keyboard bundle: a copy of a built plugin and a manifest naming one of its classes.
     @discardableResult
-    func makeBundle(id: String, library: String, principal: String, name: String? = nil, at path: String? = nil) throws -> String {
+    func makeBundle(id: String, library: String, principal: String, name: String? = nil, at path: String? = nil,
+                    extra: [String: Any] = [:]) throws -> String {
         let bundle = path ?? root + "/bundles/" + id
+        try? FileManager.default.removeItem(atPath: bundle)
         try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Fixtures.installation.productsDirectory + "/" + library,
                                          toPath: bundle + "/" + library)
@@ -51,6 +53,7 @@ final class World {
                             "NSExtensionAttributes": ["IsASCIICapable": true]],
         ]
         if let name { plist["CFBundleDisplayName"] = name }
+        plist.merge(extra) { $1 }
         try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
             .write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
         return bundle

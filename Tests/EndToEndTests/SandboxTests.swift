@@ -3,6 +3,7 @@ import Glibc
 import KBHost
 import KBSystem
 import KBText
+import Synchronization
 import Testing
 
 /// Listeners on the host's side of every escape the hostile keyboard tries
@@ -198,7 +199,8 @@ struct SandboxTests {
                        "own", "group-read", "group-write", "defaults", "pasteboard", "ptrace", "signal", "procmem",
                        "vmread", "abstract", "exec", "fork", "prlimit", "renice", "sched", "affinity", "ioprio", "setpgid",
                        "daemon", "unix", "socketpair", "shm", "msgq", "chmod", "chmod-group", "utime", "chown", "inotify",
-                       "memfd", "pipe", "hugepages", "env", "cwd", "fds", "processes", "listen"]
+                       "memfd", "pipe", "hugepages", "env", "cwd", "fds", "processes", "listen", "fifo", "aio", "setown",
+                       "ifconf"]
     static let seccomp = "denied: Operation not permitted (errno 1)"   // the seccomp filter's answer
     static let landlock = "denied: Permission denied (errno 13)"       // Landlock's
     static let notHere = "denied: No such file or directory (errno 2)" // not in the keyboard's namespace
@@ -207,7 +209,7 @@ struct SandboxTests {
     /// Denied by the filter, with and without open access.
     static let filtered = ["raw", "packet", "netlink", "io_uring", "ptrace", "signal", "vmread", "exec", "fork", "abstract",
                            "prlimit", "renice", "sched", "affinity", "ioprio", "setpgid", "socketpair", "shm", "msgq",
-                           "chown", "inotify", "memfd", "pipe", "hugepages", "listen"]
+                           "chown", "inotify", "memfd", "pipe", "hugepages", "listen", "fifo", "aio", "setown", "ifconf"]
     /// Nothing of that name in the keyboard's namespaces, though each exists outside.
     static let unnameable = ["neighbor", "home", "passwd", "settings", "procmem", "daemon", "unix", "chmod"]
 
@@ -274,7 +276,7 @@ struct SandboxTests {
             #expect(o[key]?.hasPrefix("allowed") == true || o[key]?.hasPrefix("denied: Operation not permitted") == true,
                     "\(key): \(o[key] ?? "nothing") (needs CAP_NET_RAW: allowed as root)")
         }
-        let reached = ["listen", "io_uring", "ptrace", "signal", "vmread", "abstract", "prlimit", "renice", "sched", "affinity", "ioprio",
+        let reached = ["listen", "fifo", "aio", "setown", "ifconf", "io_uring", "ptrace", "signal", "vmread", "abstract", "prlimit", "renice", "sched", "affinity", "ioprio",
                        "setpgid", "socketpair", "shm", "msgq", "chown", "inotify", "memfd", "pipe", "neighbor", "passwd",
                        "settings", "procmem", "daemon", "unix", "chmod", "chmod-group", "utime"]
         for key in reached { #expect(o[key]?.hasPrefix("allowed") == true, "\(key): \(o[key] ?? "nothing")") }
@@ -421,6 +423,73 @@ struct SandboxTests {
         #expect(Scene.outcomes(open.document.text)["tcp"] == "allowed: sent 7 bytes to 127.0.0.1:\(scene.listeners.port)")
         open.close()
         SpareProcesses.shared.drain()
+    }
+
+    /// With KBHOST_HOME outside /tmp, the keyboard's /tmp is its container's
+    /// tmp. A link swapped in for that folder, again and again while keyboards
+    /// start (the race between the host's check and the worker's mount), never
+    /// becomes its /tmp: the victim folder's file keeps its mode.
+    @Test func itsTmpIsItsOwnAndALinkSwappedInNeverBecomesIt() throws {
+        let root = "/var/tmp/kbhost-test-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let home = root + "/home", victim = root + "/victim"
+        try FileManager.default.createDirectory(atPath: victim, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: victim + "/file.txt", contents: Data("secret".utf8), attributes: [.posixPermissions: 0o600])
+        let w = try World()
+        let env = ["KBHOST_HOME": home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory ?? ""]
+        let first = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "tmp", "tmp-chmod"], extraEnvironment: env)
+        #expect(first.status == 0, "\(first.err)")
+        #expect(first.out.contains("tmp: allowed: wrote 3 bytes to /tmp"), "\(first.out)")
+        #expect(first.out.contains("tmp-chmod: \(SandboxTests.notHere)"), "\(first.out)")
+        // The positive control: a link to the victim, used as a folder, reaches its file.
+        let container = home + "/Containers/Keyboards/dev.kbhost.Hostile"
+        try FileManager.default.createSymbolicLink(atPath: root + "/link", withDestinationPath: victim)
+        #expect(FileManager.default.isReadableFile(atPath: root + "/link/file.txt"))
+        // The attack: swap the container's tmp and the link while keyboards start.
+        let swapping = Mutex(true), swaps = Mutex(0)
+        let swapper = Thread {
+            while swapping.withLock({ $0 }) {
+                if rename(container + "/tmp", root + "/stash") == 0 {
+                    if rename(root + "/link", container + "/tmp") == 0 {
+                        sched_yield()
+                        _ = rename(container + "/tmp", root + "/link")
+                        swaps.withLock { $0 += 1 }
+                    }
+                    _ = rename(root + "/stash", container + "/tmp")
+                }
+            }
+        }
+        swapper.start()
+        for _ in 0..<30 { _ = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "tmp-chmod"], extraEnvironment: env) }
+        swapping.withLock { $0 = false }
+        usleep(50_000)
+        #expect(swaps.withLock { $0 } > 30, "the link really was swapped in")
+        let mode = try FileManager.default.attributesOfItem(atPath: victim + "/file.txt")[.posixPermissions] as? Int
+        #expect(mode == 0o600, "the victim's file keeps its mode")
+    }
+
+    /// KBHostReadOnlyPaths is checked where it leads, not as text: a link under
+    /// /opt to a secret elsewhere, or a file under /etc only its owner may read,
+    /// stops the keyboard instead of being mounted for it.
+    @Test(.enabled(if: getuid() == 0, "needs to plant a link under /opt and a file under /etc (root; CI runs as root)"))
+    func readOnlyPathsAreCheckedWhereTheyLead() throws {
+        let w = try world()
+        let tag = UUID().uuidString
+        let secret = w.root + "/secret.txt"
+        _ = FileManager.default.createFile(atPath: secret, contents: Data("secret".utf8))
+        let link = "/opt/kbhost-test-\(tag)", hidden = "/etc/kbhost-test-\(tag)"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: secret)
+        _ = FileManager.default.createFile(atPath: hidden, contents: Data("key".utf8), attributes: [.posixPermissions: 0o600])
+        defer { unlink(link); unlink(hidden) }
+        #expect(FileManager.default.contents(atPath: link) == Data("secret".utf8), "the link leads to the secret outside")
+        for (path, why) in [(link, "which is not system data"), (hidden, "which not everyone may read")] {
+            try w.makeBundle(id: "dev.example.Reader", library: "libNumberPadKeyboard.so", principal: "NumberPadViewController",
+                             extra: ["KBHostReadOnlyPaths": [path]])
+            let r = try w.run(["type", "--keyboard", "dev.example.Reader", "1"],
+                              extraEnvironment: env.merging(["KBHOST_KEYBOARDS": w.root + "/bundles"]) { $1 })
+            #expect(r.status == 4, "\(r.out)")
+            #expect(r.err.contains("KBHostReadOnlyPaths") && r.err.contains(why), "\(r.err)")
+        }
     }
 
     @Test func theKeyboardsProcessHasNamespacesOfItsOwn() throws {
