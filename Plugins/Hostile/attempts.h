@@ -118,6 +118,7 @@ HIDDEN void try_aio(hostile *self);
 HIDDEN void try_setown(hostile *self);
 HIDDEN void try_tmp(hostile *self);
 HIDDEN void try_tmp_chmod(hostile *self);
+HIDDEN void try_threads(hostile *self);
 HIDDEN void try_ifconf(hostile *self);
 
 #endif

@@ -2,6 +2,8 @@
    the keyboard was handed, and terminal sequences typed as text. */
 #include "attempts.h"
 
+#include <pthread.h>
+
 void try_io_uring(hostile *self) {
     unsigned char params[120];  /* struct io_uring_params */
     memset(params, 0, sizeof params);
@@ -125,4 +127,22 @@ void try_tmp(hostile *self) {
 void try_tmp_chmod(hostile *self) {
     if (chmod("/tmp/file.txt", 0777) < 0) { report_errno(self, "tmp-chmod", errno); return; }
     report(self, "tmp-chmod", 1, "made /tmp/file.txt 0777");
+}
+
+/* Threads by the thousand: kernel stacks the footprint does not show. */
+static void *sleeper(void *arg) { (void)arg; pause(); return NULL; }
+void try_threads(hostile *self) {
+    int made = 0, error = 0;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    for (; made < 1000; made++) {
+        pthread_t t;
+        if ((error = pthread_create(&t, &attr, sleeper, NULL)) != 0) break;
+        pthread_detach(t);
+    }
+    pthread_attr_destroy(&attr);
+    char detail[128];
+    snprintf(detail, sizeof detail, "started %d threads%s%s", made, error ? ", then " : "", error ? strerror(error) : "");
+    report(self, "threads", made < 1000 ? 0 : 1, detail);
 }

@@ -84,7 +84,12 @@ func isolate(_ options: WorkerOptions) {
     }
     var message = [CChar](repeating: 0, count: 512)
     switch kbh_isolate_start(options.privateNetwork, &message, message.count) {
-    case 0: Isolation.current = .namespaced(privateNetwork: options.privateNetwork)
+    case 0:
+        Isolation.current = .namespaced(privateNetwork: options.privateNetwork)
+        // Threads: each holds a kernel stack the footprint does not show. In its own
+        // user namespace this limit counts only the keyboard's tasks (an ordinary
+        // user's; the kernel does not apply it to root).
+        try? Sys.setResourceLimit(6 /* RLIMIT_NPROC */, soft: 256, hard: 256)
     case 1: Isolation.current = .without(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     default: fail(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }

@@ -323,7 +323,7 @@ struct SandboxTests {
         defer { kill(victim, SIGKILL); var s: Int32 = 0; waitpid(victim, &s, 0) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        let keys = SandboxTests.filtered.filter { $0 != "abstract" } + ["neighbor", "passwd", "procmem", "own", "env", "cwd", "fds"]
+        let keys = SandboxTests.filtered.filter { $0 != "abstract" } + ["neighbor", "passwd", "procmem", "own", "env", "cwd", "fds", "threads"]
         process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", copy + "/kbhost", "type", "--keyboard",
                              "dev.kbhost.Hostile", "--text", "port 9 victim \(victim) "] + keys
         process.environment = ["KBHOST_HOME": home, "KBHOST_PRODUCTS": copy, "KBHOST_MANIFESTS": copy + "/Manifests",
@@ -342,6 +342,8 @@ struct SandboxTests {
         #expect(o["own"]?.hasPrefix("allowed: wrote 6 bytes") == true, "\(o["own"] ?? "")")
         #expect(o["cwd"] == "allowed: \(home)/Containers/Keyboards/dev.kbhost.Hostile")
         #expect(o["fds"] == "allowed: 0 1 2 3")
+        // Threads are bounded in its user namespace (RLIMIT_NPROC; the kernel exempts root, so only here).
+        #expect(o["threads"]?.hasPrefix("denied: started 25") == true, "\(o["threads"] ?? "")")
         #expect(Fixtures.processExists(victim))
     }
 
