@@ -7,7 +7,9 @@ import KBText
 public enum WireVersion {
     /// Bumped on any change to a message's shape; the handshake compares both sides'.
     public static let protocolVersion: UInt32 = 2
-    /// The plugin ABI this build of kbhost speaks (KBH_ABI_VERSION).
+    /// The plugin ABI this build of kbhost speaks: KBH_ABI_VERSION in kbhost_keyboard.h,
+    /// copied because the wire is pure and may not import the header (the host must not
+    /// reach it). KBExtensionRuntimeTests fails when the two differ.
     public static let abiVersion: UInt32 = 1
 }
 
