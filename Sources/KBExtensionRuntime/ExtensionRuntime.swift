@@ -90,7 +90,7 @@ public final class ExtensionRuntime {
         guard let actionName = key.action(for: event.kind), let selector = services.selectors[actionName] else { return }
         let strings = services.keyStrings[row][column]
         var sender = kbh_key_v1(identifier: strings.identifier, label: strings.label,
-                                role: kbh_key_role(rawValue: UInt32(key.role.rawValue)),
+                                role: key.role.abi,
                                 row: Int32(row), column: Int32(column))
         var cEvent = kbh_event_v1(kind: kbh_event_kind(rawValue: UInt32(event.kind.rawValue)), tap_count: event.tapCount,
                                   repeat_count: event.repeatCount, timestamp_ns: event.timestampNanoseconds)

@@ -244,9 +244,11 @@ public enum Effect: Hashable, Sendable {
     case playSound(String)
 }
 
-/// Raw values match kbh_key_role.
+/// Raw values are the kbh_key_role constants of the same name (the wire carries them),
+/// written out so that reordering the cases changes nothing; KBExtensionRuntime maps
+/// them to the header's by name, and KBExtensionRuntimeTests checks both.
 public enum KeyRole: UInt8, CaseIterable, Sendable {
-    case character = 0, space, `return`, delete, shift, globe, mode, function
+    case character = 0, space = 1, `return` = 2, delete = 3, shift = 4, globe = 5, mode = 6, function = 7
 }
 
 public struct WireKey: Hashable, Sendable {
