@@ -68,13 +68,13 @@ public final class ExtensionRuntime {
         case .key(let row, let column, let event):
             try dispatchKey(row: Int(row), column: Int(column), event: event, instance: instance)
         case .transition(var width, var height):
-            if let sel = services.selectors["viewWillTransitionToWidth:height:"] {
+            if let sel = services.selectors[Call.transitionSelector] {
                 withUnsafeMutablePointer(to: &width) { w in
                     withUnsafeMutablePointer(to: &height) { h in sel.call(instance: instance, arguments: w, h) }
                 }
             }
         case .memoryWarning:
-            services.selectors["didReceiveMemoryWarning"]?.call(instance: instance)
+            services.selectors[Call.memoryWarningSelector]?.call(instance: instance)
         }
         return try takeEffects()
     }

@@ -182,6 +182,11 @@ public enum Call: Hashable, Sendable {
     case key(row: Int32, column: Int32, event: KeyEvent)
     case transition(width: Double, height: Double)
     case memoryWarning
+
+    /// The selector `.transition` calls (kbhost_keyboard.h's table lists it).
+    public static let transitionSelector = "viewWillTransitionToWidth:height:"
+    /// The selector `.memoryWarning` calls (kbhost_keyboard.h's table lists it).
+    public static let memoryWarningSelector = "didReceiveMemoryWarning"
 }
 
 /// The view life cycle, in the order UIKit calls it.
