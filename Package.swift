@@ -110,7 +110,9 @@ let package = Package(
         // processes (the worker, its runtime and the CLI are tested there), and the module map.
         .testTarget(name: "KBTextTests", dependencies: ["KBText"]),
         .testTarget(name: "KBWireTests", dependencies: ["KBWire", "KBText"]),
-        .testTarget(name: "KeyboardSDKTests", dependencies: ["KeyboardSDK", "KeyboardTesting"]),
+        .testTarget(name: "KeyboardSDKTests", dependencies: ["KeyboardSDK", "KeyboardTesting", "CKeyboardABI"]),
+        // The contract the ABI header and the wire share: the two modules cannot see each other.
+        .testTarget(name: "KBExtensionRuntimeTests", dependencies: ["KBExtensionRuntime", "KBWire", "CKeyboardABI"]),
         // One test target per Swift keyboard, on its code target: every export target defines the
         // same entry symbol (kbhost_keyboard_plugin_v1), so no test links one.
         .testTarget(name: "CalculatorKeyboardTests", dependencies: ["Calculator", "KeyboardTesting"]),

@@ -68,13 +68,13 @@ public final class ExtensionRuntime {
         case .key(let row, let column, let event):
             try dispatchKey(row: Int(row), column: Int(column), event: event, instance: instance)
         case .transition(var width, var height):
-            if let sel = services.selectors["viewWillTransitionToWidth:height:"] {
+            if let sel = services.selectors[Call.transitionSelector] {
                 withUnsafeMutablePointer(to: &width) { w in
                     withUnsafeMutablePointer(to: &height) { h in sel.call(instance: instance, arguments: w, h) }
                 }
             }
         case .memoryWarning:
-            services.selectors["didReceiveMemoryWarning"]?.call(instance: instance)
+            services.selectors[Call.memoryWarningSelector]?.call(instance: instance)
         }
         return try takeEffects()
     }
@@ -90,7 +90,7 @@ public final class ExtensionRuntime {
         guard let actionName = key.action(for: event.kind), let selector = services.selectors[actionName] else { return }
         let strings = services.keyStrings[row][column]
         var sender = kbh_key_v1(identifier: strings.identifier, label: strings.label,
-                                role: kbh_key_role(rawValue: UInt32(key.role.rawValue)),
+                                role: key.role.abi,
                                 row: Int32(row), column: Int32(column))
         var cEvent = kbh_event_v1(kind: kbh_event_kind(rawValue: UInt32(event.kind.rawValue)), tap_count: event.tapCount,
                                   repeat_count: event.repeatCount, timestamp_ns: event.timestampNanoseconds)

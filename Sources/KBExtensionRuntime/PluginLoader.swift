@@ -2,23 +2,17 @@ import CKeyboardABI
 import Glibc
 import KBWire
 
-/// The encodings kbhost passes to the selectors it knows, and to key actions.
+/// The encodings kbhost passes to the selectors it knows, and to key actions: the
+/// header's table (kbh_host_selectors_v1) and its KBH_KEY_ACTION_TYPES_ macros.
 enum SelectorRules {
-    static let known: [String: String] = [
-        "viewDidLoad": "v@:",
-        "didReceiveMemoryWarning": "v@:",
-        "viewWillAppear:": "v@:B",
-        "viewDidAppear:": "v@:B",
-        "viewWillDisappear:": "v@:B",
-        "viewDidDisappear:": "v@:B",
-        "textWillChange:": "v@:@",
-        "textDidChange:": "v@:@",
-        "selectionWillChange:": "v@:@",
-        "selectionDidChange:": "v@:@",
-        "viewWillTransitionToWidth:height:": "v@:dd",
-    ]
+    static let known: [String: String] = {
+        withUnsafeBytes(of: kbh_host_selectors_v1) { bytes in
+            let table = bytes.bindMemory(to: kbh_host_selector_v1.self)
+            return Dictionary(uniqueKeysWithValues: table.map { (String(cString: $0.name), String(cString: $0.types)) })
+        }
+    }()
     /// Key actions: no argument, the sender key, or the sender and the event.
-    static let keyActionEncodings = ["v@:", "v@:@", "v@:@@"]
+    static let keyActionEncodings = [KBH_KEY_ACTION_TYPES_V1, KBH_KEY_ACTION_TYPES_KEY_V1, KBH_KEY_ACTION_TYPES_KEY_EVENT_V1]
 
     /// Nil if kbhost can call `name` with `types`; otherwise what it passes instead.
     static func mismatch(name: String, types: String) -> String? {

@@ -238,7 +238,7 @@ public final class WorkerServices {
                 let spec = row.keys[k]
                 func str(_ p: UnsafePointer<CChar>?) -> String? { p.map { String(cString: $0) } }
                 let key = WireKey(identifier: str(spec.identifier) ?? "r\(r)c\(k)", label: str(spec.label) ?? "",
-                                  role: KeyRole(rawValue: UInt8(truncatingIfNeeded: spec.role.rawValue)) ?? .function,
+                                  role: KeyRole(spec.role),
                                   width: spec.width > 0 && spec.width <= 100 ? spec.width : 1,
                                   action: str(spec.action), touchDownAction: str(spec.touch_down_action),
                                   longPressAction: str(spec.long_press_action),

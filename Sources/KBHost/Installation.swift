@@ -120,24 +120,18 @@ public struct Installation: Sendable {
 
     public enum LookupError: Error, CustomStringConvertible {
         case libraryMissing(manifest: String, executable: String, searched: String)
-        case unknownKeyboard(String, known: [String])
 
         public var description: String {
             switch self {
             case .libraryMissing(let m, let e, let s):
                 "\(m): CFBundleExecutable \(e) was not found in its bundle or in \(s) (run `swift build` first)"
-            case .unknownKeyboard(let id, let known):
-                RegistryError.unknown(id, known: known).description
             }
         }
     }
 
-    /// A bundled keyboard by identifier.
+    /// A bundled keyboard by identifier: a forwarder to KeyboardRegistry, which holds
+    /// the lookup rules (`KeyboardRegistry.bundled(self).loadable(identifier)`).
     public func keyboard(_ identifier: String) throws -> LoadableKeyboard {
-        let all = try bundledKeyboards()
-        guard let k = all.first(where: { $0.identifier == identifier }) else {
-            throw LookupError.unknownKeyboard(identifier, known: all.map(\.identifier))
-        }
-        return k
+        try KeyboardRegistry.bundled(self).loadable(identifier)
     }
 }

@@ -71,15 +71,25 @@ public struct KeyboardLayout: Hashable, Sendable {
     public var labels: [[String]] { rows.map { $0.map(\.label) } }
 }
 
-// Both enums list the roles in the ABI's order (kbh_key_role), so they map by position.
+// The host's roles and the wire's, mapped by name: reordering either enum changes nothing.
 extension KeyRole {
     init(_ role: KeyboardLayout.Key.Role) {
-        self = KeyRole.allCases[KeyboardLayout.Key.Role.allCases.firstIndex(of: role)!]
+        switch role {
+        case .character: self = .character
+        case .space: self = .space
+        case .return: self = .return
+        case .delete: self = .delete
+        case .shift: self = .shift
+        case .globe: self = .globe
+        case .mode: self = .mode
+        case .function: self = .function
+        }
     }
 }
 
 extension KeyboardLayout.Key.Role {
+    /// The inverse of the switch above, so the pairs are written once.
     init(_ wire: KeyRole) {
-        self = KeyboardLayout.Key.Role.allCases[Int(wire.rawValue)]
+        self = KeyboardLayout.Key.Role.allCases.first { KeyRole($0) == wire }!
     }
 }

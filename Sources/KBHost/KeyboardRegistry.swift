@@ -78,6 +78,24 @@ public struct KeyboardRegistry: Sendable {
         return e
     }
 
+    /// The keyboard `identifier` names, if it has a library to load (the system keyboard
+    /// has none); `.unknown` names the ones that have.
+    public func loadable(_ identifier: String) throws(RegistryError) -> LoadableKeyboard {
+        guard let keyboard = entry(identifier)?.loadable else {
+            throw .unknown(identifier, known: keyboards.compactMap { $0.loadable?.identifier })
+        }
+        return keyboard
+    }
+
+    /// Only the installation's bundled samples (and the system keyboard), for programs
+    /// without a settings folder (`kbhost demo`, the benchmark, tests). Unlike `discover`,
+    /// a bundled manifest that cannot be used is an error, not a problem to skip.
+    public static func bundled(_ installation: Installation) throws -> KeyboardRegistry {
+        try KeyboardRegistry(keyboards: installation.bundledKeyboards().map {
+            KeyboardEntry(manifest: $0.manifest, libraryPath: $0.libraryPath, source: "bundled")
+        })
+    }
+
     /// Finds every keyboard for an installation and a settings folder.
     public static func discover(installation: Installation, home: String,
                                 environment: [String: String] = ProcessInfo.processInfo.environment) throws(RegistryError) -> KeyboardRegistry {

@@ -7,7 +7,9 @@ import KBText
 public enum WireVersion {
     /// Bumped on any change to a message's shape; the handshake compares both sides'.
     public static let protocolVersion: UInt32 = 2
-    /// The plugin ABI this build of kbhost speaks (KBH_ABI_VERSION).
+    /// The plugin ABI this build of kbhost speaks: KBH_ABI_VERSION in kbhost_keyboard.h,
+    /// copied because the wire is pure and may not import the header (the host must not
+    /// reach it). KBExtensionRuntimeTests fails when the two differ.
     public static let abiVersion: UInt32 = 1
 }
 
@@ -180,6 +182,11 @@ public enum Call: Hashable, Sendable {
     case key(row: Int32, column: Int32, event: KeyEvent)
     case transition(width: Double, height: Double)
     case memoryWarning
+
+    /// The selector `.transition` calls (kbhost_keyboard.h's table lists it).
+    public static let transitionSelector = "viewWillTransitionToWidth:height:"
+    /// The selector `.memoryWarning` calls (kbhost_keyboard.h's table lists it).
+    public static let memoryWarningSelector = "didReceiveMemoryWarning"
 }
 
 /// The view life cycle, in the order UIKit calls it.
@@ -242,9 +249,11 @@ public enum Effect: Hashable, Sendable {
     case playSound(String)
 }
 
-/// Raw values match kbh_key_role.
+/// Raw values are the kbh_key_role constants of the same name (the wire carries them),
+/// written out so that reordering the cases changes nothing; KBExtensionRuntime maps
+/// them to the header's by name, and KBExtensionRuntimeTests checks both.
 public enum KeyRole: UInt8, CaseIterable, Sendable {
-    case character = 0, space, `return`, delete, shift, globe, mode, function
+    case character = 0, space = 1, `return` = 2, delete = 3, shift = 4, globe = 5, mode = 6, function = 7
 }
 
 public struct WireKey: Hashable, Sendable {

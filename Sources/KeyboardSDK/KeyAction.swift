@@ -1,3 +1,5 @@
+import CKeyboardABI
+
 /// A method a key may call, with the selector that names it on the wire and
 /// to C keyboards. Declare each once, as a constant named like its method,
 /// and list it in `keyActions`; layouts then use the constant, so the
@@ -20,21 +22,21 @@ public struct KeyAction: Sendable {
 
     /// An action without arguments ("evaluate").
     public init<C: InputViewController>(_ selector: String, _ method: @escaping @Sendable (C) -> () -> Void) {
-        self.init(selector: selector, types: "v@:") { vc, _, _ in
+        self.init(selector: selector, types: KBH_KEY_ACTION_TYPES_V1) { vc, _, _ in
             if let vc = vc as? C { method(vc)() }
         }
     }
 
     /// An action that takes the key that sent it ("insertDigit:").
     public init<C: InputViewController>(_ selector: String, _ method: @escaping @Sendable (C) -> (Key) -> Void) {
-        self.init(selector: selector, types: "v@:@") { vc, key, _ in
+        self.init(selector: selector, types: KBH_KEY_ACTION_TYPES_KEY_V1) { vc, key, _ in
             if let vc = vc as? C, let key { method(vc)(key) }
         }
     }
 
     /// An action that takes the key and the event ("shift:event:").
     public init<C: InputViewController>(_ selector: String, _ method: @escaping @Sendable (C) -> (Key, KeyEvent) -> Void) {
-        self.init(selector: selector, types: "v@:@@") { vc, key, event in
+        self.init(selector: selector, types: KBH_KEY_ACTION_TYPES_KEY_EVENT_V1) { vc, key, event in
             if let vc = vc as? C, let key, let event { method(vc)(key, event) }
         }
     }

@@ -1,24 +1,26 @@
 import CKeyboardABI
 
 /// What a key is for. The host finds "space", "return", "delete", "shift"
-/// and "globe" by role, whatever the key's label says.
+/// and "globe" by role, whatever the key's label says. Each raw value is the
+/// kbh_key_role constant of the same name, written out so that reordering the
+/// cases changes nothing (KeyboardSDKTests checks each against the header).
 public enum KeyRole: UInt32, Sendable {
     /// A key that types something (the default).
     case character = 0
     /// The space bar.
-    case space
+    case space = 1
     /// Return (or a field's Go, Search, Done…).
-    case `return`
+    case `return` = 2
     /// Delete backward.
-    case delete
+    case delete = 3
     /// Shift (or caps lock).
-    case shift
+    case shift = 4
     /// The globe key: the next keyboard.
-    case globe
+    case globe = 5
     /// A key that switches pages of the layout ("123", "ABC").
-    case mode
+    case mode = 6
     /// Any other key: a candidate, a tool, a spacer.
-    case function
+    case function = 7
 }
 
 /// One key of a layout. Its actions name methods of the controller, as

@@ -46,21 +46,31 @@ public enum KeyboardPlugin {
         return plugin
     }
 
+    /// The selectors the host calls, with their encodings: the header's kbh_host_selectors_v1.
+    static let hostSelectors: [(name: String, types: String)] = withUnsafeBytes(of: kbh_host_selectors_v1) { bytes in
+        bytes.bindMemory(to: kbh_host_selector_v1.self).map { (String(cString: $0.name), String(cString: $0.types)) }
+    }
+
     /// The selectors a class publishes: life cycle, text input, and its key actions.
     static func selectors(of type: InputViewController.Type) -> [(name: String, types: String, imp: UnsafeMutableRawPointer, info: UnsafeMutableRawPointer?)] {
-        var list: [(String, String, UnsafeMutableRawPointer, UnsafeMutableRawPointer?)] = [
-            ("viewDidLoad", "v@:", unsafeBitCast(lifecycle0, to: UnsafeMutableRawPointer.self), tag(0)),
-            ("didReceiveMemoryWarning", "v@:", unsafeBitCast(lifecycle0, to: UnsafeMutableRawPointer.self), tag(1)),
-            ("viewWillAppear:", "v@:B", unsafeBitCast(lifecycleBool, to: UnsafeMutableRawPointer.self), tag(0)),
-            ("viewDidAppear:", "v@:B", unsafeBitCast(lifecycleBool, to: UnsafeMutableRawPointer.self), tag(1)),
-            ("viewWillDisappear:", "v@:B", unsafeBitCast(lifecycleBool, to: UnsafeMutableRawPointer.self), tag(2)),
-            ("viewDidDisappear:", "v@:B", unsafeBitCast(lifecycleBool, to: UnsafeMutableRawPointer.self), tag(3)),
-            ("textWillChange:", "v@:@", unsafeBitCast(textInput, to: UnsafeMutableRawPointer.self), tag(0)),
-            ("textDidChange:", "v@:@", unsafeBitCast(textInput, to: UnsafeMutableRawPointer.self), tag(1)),
-            ("selectionWillChange:", "v@:@", unsafeBitCast(textInput, to: UnsafeMutableRawPointer.self), tag(2)),
-            ("selectionDidChange:", "v@:@", unsafeBitCast(textInput, to: UnsafeMutableRawPointer.self), tag(3)),
-            ("viewWillTransitionToWidth:height:", "v@:dd", unsafeBitCast(transition, to: UnsafeMutableRawPointer.self), nil),
+        // The header's table says which selectors the host calls and their encodings;
+        // here only which Swift method (function and tag) serves each name.
+        let methods: [String: (UnsafeMutableRawPointer, UnsafeMutableRawPointer?)] = [
+            "viewDidLoad": (unsafeBitCast(lifecycle0, to: UnsafeMutableRawPointer.self), tag(0)),
+            "didReceiveMemoryWarning": (unsafeBitCast(lifecycle0, to: UnsafeMutableRawPointer.self), tag(1)),
+            "viewWillAppear:": (unsafeBitCast(lifecycleBool, to: UnsafeMutableRawPointer.self), tag(0)),
+            "viewDidAppear:": (unsafeBitCast(lifecycleBool, to: UnsafeMutableRawPointer.self), tag(1)),
+            "viewWillDisappear:": (unsafeBitCast(lifecycleBool, to: UnsafeMutableRawPointer.self), tag(2)),
+            "viewDidDisappear:": (unsafeBitCast(lifecycleBool, to: UnsafeMutableRawPointer.self), tag(3)),
+            "textWillChange:": (unsafeBitCast(textInput, to: UnsafeMutableRawPointer.self), tag(0)),
+            "textDidChange:": (unsafeBitCast(textInput, to: UnsafeMutableRawPointer.self), tag(1)),
+            "selectionWillChange:": (unsafeBitCast(textInput, to: UnsafeMutableRawPointer.self), tag(2)),
+            "selectionDidChange:": (unsafeBitCast(textInput, to: UnsafeMutableRawPointer.self), tag(3)),
+            "viewWillTransitionToWidth:height:": (unsafeBitCast(transition, to: UnsafeMutableRawPointer.self), nil),
         ]
+        var list: [(String, String, UnsafeMutableRawPointer, UnsafeMutableRawPointer?)] = hostSelectors.compactMap { s in
+            methods[s.name].map { (s.name, s.types, $0.0, $0.1) }
+        }
         var actions: [String: KeyAction] = [:]
         var order: [String] = []
         for action in KeyAction.builtIn + type.keyActions {
@@ -70,8 +80,8 @@ public enum KeyboardPlugin {
         for name in order {
             let action = actions[name]!
             let imp: UnsafeMutableRawPointer = switch action.types {
-            case "v@:": unsafeBitCast(action0, to: UnsafeMutableRawPointer.self)
-            case "v@:@": unsafeBitCast(action1, to: UnsafeMutableRawPointer.self)
+            case KBH_KEY_ACTION_TYPES_V1: unsafeBitCast(action0, to: UnsafeMutableRawPointer.self)
+            case KBH_KEY_ACTION_TYPES_KEY_V1: unsafeBitCast(action1, to: UnsafeMutableRawPointer.self)
             default: unsafeBitCast(action2, to: UnsafeMutableRawPointer.self)
             }
             list.append((name, action.types, imp, Unmanaged.passRetained(ActionBox(action)).toOpaque()))

@@ -29,3 +29,17 @@ struct KeyRoleTests {
         }
     }
 }
+
+@Suite("The host's key roles and the wire's")
+struct KeyRoleMappingTests {
+    @Test("Each host role maps to the wire role of the same name and back", arguments: KeyboardLayout.Key.Role.allCases)
+    func mappedByName(role: KeyboardLayout.Key.Role) {
+        let wire = KeyRole(role)
+        #expect("\(wire)" == role.rawValue, "KeyboardLayout.Key.Role.\(role) goes on the wire as .\(wire)")
+        #expect(KeyboardLayout.Key.Role(wire) == role)
+    }
+
+    @Test func everyWireRoleHasAHostRole() {
+        #expect(Set(KeyRole.allCases.map { KeyboardLayout.Key.Role($0).rawValue }) == Set(KeyRole.allCases.map { "\($0)" }))
+    }
+}

@@ -288,16 +288,40 @@ typedef struct kbh_plugin_v1 {
 
 typedef const kbh_plugin_v1 *(*kbh_entry_v1)(void);
 
-/* Selectors the host calls, with the encodings it passes:
- *   viewDidLoad                 v@:
- *   viewWillAppear:             v@:B       viewDidAppear:     v@:B
- *   viewWillDisappear:          v@:B       viewDidDisappear:  v@:B
- *   textWillChange:             v@:@       textDidChange:     v@:@
- *   selectionWillChange:        v@:@       selectionDidChange: v@:@
- *   viewWillTransitionToWidth:height:      v@:dd
- *   didReceiveMemoryWarning     v@:
- * Key actions, named by the layout:   v@:  or  v@:@ (key)  or  v@:@@ (key, event)
- */
+/* ------------------------------------------------------------------ */
+/* The selectors the host calls                                        */
+/* ------------------------------------------------------------------ */
+
+/* One selector the host calls by name, and the encoding it passes. */
+typedef struct kbh_host_selector_v1 {
+    const char *name;
+    const char *types;
+} kbh_host_selector_v1;
+
+/* Selectors the host calls on the principal class, when it has them, with
+   the encodings it passes: a class's selector of one of these names must
+   have exactly that encoding. This table is kbhost's one list of them: the
+   worker checks plugins against it and the Swift SDK publishes it. */
+#define KBH_HOST_SELECTOR_COUNT_V1 11
+static const kbh_host_selector_v1 kbh_host_selectors_v1[KBH_HOST_SELECTOR_COUNT_V1] = {
+    {"viewDidLoad", "v@:"},
+    {"viewWillAppear:", "v@:B"},
+    {"viewDidAppear:", "v@:B"},
+    {"viewWillDisappear:", "v@:B"},
+    {"viewDidDisappear:", "v@:B"},
+    {"textWillChange:", "v@:@"},
+    {"textDidChange:", "v@:@"},
+    {"selectionWillChange:", "v@:@"},
+    {"selectionDidChange:", "v@:@"},
+    {"viewWillTransitionToWidth:height:", "v@:dd"},
+    {"didReceiveMemoryWarning", "v@:"},
+};
+
+/* Key actions, named by the layout: no argument, the sender key, or the
+   sender and the event. */
+#define KBH_KEY_ACTION_TYPES_V1 "v@:"
+#define KBH_KEY_ACTION_TYPES_KEY_V1 "v@:@"
+#define KBH_KEY_ACTION_TYPES_KEY_EVENT_V1 "v@:@@"
 
 #ifdef __cplusplus
 }

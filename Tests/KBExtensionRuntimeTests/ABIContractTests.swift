@@ -1,0 +1,14 @@
+import CKeyboardABI
+import KBWire
+import Testing
+
+/// The facts the wire repeats from kbhost_keyboard.h, because the host may not import the
+/// header: each must equal the header's, so a change on one side is caught here.
+@Suite("The wire agrees with the ABI header")
+struct ABIContractTests {
+    @Test("WireVersion.abiVersion is the header's KBH_ABI_VERSION")
+    func abiVersion() {
+        #expect(WireVersion.abiVersion == UInt32(KBH_ABI_VERSION),
+                "KBWire's WireVersion.abiVersion (\(WireVersion.abiVersion)) differs from kbhost_keyboard.h's KBH_ABI_VERSION (\(KBH_ABI_VERSION)): change Sources/KBWire/Messages.swift to match the header")
+    }
+}
