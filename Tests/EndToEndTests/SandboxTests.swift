@@ -437,8 +437,17 @@ struct SandboxTests {
         let home = root + "/home", victim = root + "/victim"
         try FileManager.default.createDirectory(atPath: victim, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: victim + "/file.txt", contents: Data("secret".utf8), attributes: [.posixPermissions: 0o600])
+        // Nothing the keyboard reads may live under /tmp (a checkout in a temporary folder would):
+        // the worker and the keyboard are copied beside the home.
+        let products = root + "/products"
+        try FileManager.default.createDirectory(atPath: products + "/Manifests/Hostile", withIntermediateDirectories: true)
+        for file in ["kbhost-worker", "libHostileKeyboard.so"] {
+            try FileManager.default.copyItem(atPath: Fixtures.installation.productsDirectory + "/" + file, toPath: products + "/" + file)
+        }
+        try FileManager.default.copyItem(atPath: (Fixtures.installation.manifestsDirectory ?? "") + "/Hostile/Info.plist",
+                                         toPath: products + "/Manifests/Hostile/Info.plist")
         let w = try World()
-        let env = ["KBHOST_HOME": home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory ?? ""]
+        let env = ["KBHOST_HOME": home, "KBHOST_PRODUCTS": products, "KBHOST_MANIFESTS": products + "/Manifests"]
         let first = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "tmp", "tmp-chmod"], extraEnvironment: env)
         #expect(first.status == 0, "\(first.err)")
         #expect(first.out.contains("tmp: allowed: wrote 3 bytes to /tmp"), "\(first.out)")
