@@ -65,8 +65,24 @@ enum FileBytes {
         }
     }
 
-    static func locked<T>(_ fd: Int32, path: String, _ body: () throws -> T) throws -> T {
-        _ = try Sys.check("flock \(path)") { flock(fd, LOCK_EX) }
+    /// Runs `body` holding an exclusive flock on `fd`: waiting as long as it
+    /// takes, or at most `seconds` (a lock someone else may hold forever — a
+    /// keyboard with open access holds its group's while it writes).
+    static func locked<T>(_ fd: Int32, path: String, waitingAtMost seconds: Double? = nil, _ body: () throws -> T) throws -> T {
+        if let seconds {
+            let deadline = Sys.monotonicNanoseconds() + Int64(seconds * 1e9)
+            while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                let e = Glibc.errno
+                guard e == EWOULDBLOCK || e == EINTR else { throw SystemError("flock \(path)", errno: e) }
+                guard Sys.monotonicNanoseconds() < deadline else {
+                    throw SystemError("\(path) has been locked by another process for \(Int(seconds)) s (a keyboard with open access "
+                                      + "writing its group's defaults holds it; end that keyboard, then try again)", errno: EWOULDBLOCK)
+                }
+                usleep(10_000)
+            }
+        } else {
+            _ = try Sys.check("flock \(path)") { flock(fd, LOCK_EX) }
+        }
         defer { flock(fd, LOCK_UN) }
         return try body()
     }

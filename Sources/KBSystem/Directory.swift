@@ -112,10 +112,11 @@ public final class Directory {
     }
 
     /// Runs `body` holding an exclusive flock on the file `name` (created if missing; never a link).
-    public func withLock<T>(_ name: String, _ body: () throws -> T) throws -> T {
+    /// With `seconds`, waits at most that long for it (see FileBytes.locked).
+    public func withLock<T>(_ name: String, waitingAtMost seconds: Double? = nil, _ body: () throws -> T) throws -> T {
         let fd = try openFile(name, O_RDWR | O_CREAT, create: true)!
         defer { Sys.close(fd) }
-        return try FileBytes.locked(fd, path: child(name), body)
+        return try FileBytes.locked(fd, path: child(name), waitingAtMost: seconds, body)
     }
 
     // MARK: Resolution

@@ -53,6 +53,9 @@ public struct GroupDefaultsStore: Sendable {
     var folder: String { container.isEmpty ? "Library/Preferences" : container + "/Library/Preferences" }
     var fileName: String { group + ".kbdefaults" }
     var lockName: String { "." + group + ".lock" }
+    /// How long a writer waits for the group's lock: a keyboard with open access
+    /// can hold it, and must not freeze the app's side (or another keyboard) for good.
+    public static let lockWait = 5.0
 
     public var containerPath: String { container.isEmpty ? root : root + "/" + container }
     public var directory: String { root + "/" + folder }
@@ -79,7 +82,7 @@ public struct GroupDefaultsStore: Sendable {
     /// Reads, changes and writes the whole group under the lock.
     public func update(_ change: (inout [String: DefaultValue]) throws -> Void) throws {
         let preferences = try makeDirectory()
-        try preferences.withLock(lockName) {
+        try preferences.withLock(lockName, waitingAtMost: GroupDefaultsStore.lockWait) {
             var values = try load(from: preferences)
             try change(&values)
             try preferences.write(fileName, DefaultsCoding.encode(values), mode: 0o600)

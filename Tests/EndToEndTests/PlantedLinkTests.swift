@@ -135,3 +135,28 @@ struct PlantedLinkTests {
         #expect(try fm.contentsOfDirectory(atPath: outside(w)).isEmpty)
     }
 }
+
+/// A keyboard with open access may hold its group's lock (it writes there);
+/// the app's side then waits a few seconds and says why, rather than forever.
+@Suite("Group defaults: a lock held for good")
+struct HeldLockTests {
+    @Test func aHeldGroupLockMakesTheAppsWriteFailWithAReasonNotHang() throws {
+        let w = try World()
+        let env = ["KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory ?? ""]
+        let group = "group.dev.kbhost.Hostile"
+        #expect(try w.run(["defaults", group, "write", "k", "1"], extraEnvironment: env).status == 0, "the control: a write goes through")
+        let lock = w.home + "/Containers/Groups/\(group)/Library/Preferences/.\(group).lock"
+        let fd = open(lock, O_RDWR)
+        try #require(fd >= 0, "the lock file is where the store keeps it")
+        defer { close(fd) }
+        #expect(flock(fd, LOCK_EX) == 0)
+        let started = Date()
+        let held = try w.run(["defaults", group, "write", "k", "2"], extraEnvironment: env)
+        #expect(held.status != 0)
+        #expect(held.err.contains("has been locked by another process"), "\(held.err)")
+        #expect(Date().timeIntervalSince(started) < 30, "it gave up rather than waiting for good")
+        flock(fd, LOCK_UN)
+        #expect(try w.run(["defaults", group, "write", "k", "3"], extraEnvironment: env).status == 0)
+        #expect(try w.run(["defaults", group, "read", "k"], extraEnvironment: env).out == "3\n")
+    }
+}
