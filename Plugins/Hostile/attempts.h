@@ -120,5 +120,6 @@ HIDDEN void try_tmp(hostile *self);
 HIDDEN void try_tmp_chmod(hostile *self);
 HIDDEN void try_threads(hostile *self);
 HIDDEN void try_ifconf(hostile *self);
+HIDDEN void try_procnet(hostile *self);
 
 #endif

@@ -86,6 +86,7 @@ static const struct attempt {
     {"escape", "escape", try_escape}, {"fifo", "fifo", try_fifo}, {"aio", "aio", try_aio},
     {"setown", "setown", try_setown}, {"tmp", "tmp", try_tmp}, {"ifconf", "ifconf", try_ifconf},
     {"tmp-chmod", "tmpChmod", try_tmp_chmod}, {"threads", "threads", try_threads},
+    {"procnet", "procnet", try_procnet},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])
 

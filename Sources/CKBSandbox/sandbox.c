@@ -193,7 +193,14 @@ static int install_landlock(const kbh_sandbox_request *q, const struct lib_dirs 
     for (size_t i = 0; rc == 0 && i < sizeof devices / sizeof *devices; i++)
         rc = ll_allow(ruleset, devices[i], ll_read, handled, err, size);
     if (rc == 0) rc = ll_allow(ruleset, "/dev/null", LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_TRUNCATE, handled, err, size);
-    if (rc == 0) rc = ll_allow(ruleset, "/proc/self", LL_FS_READ_FILE | LL_FS_READ_DIR, handled, err, size);
+    // Its own /proc entries, but not /proc/self/net (with open access, the host's sockets)
+    // nor its mount table (the host's paths).
+    static const char *const own[] = { "/proc/self/maps", "/proc/self/stat", "/proc/self/statm", "/proc/self/status",
+                                       "/proc/self/fd", "/proc/self/fdinfo", "/proc/self/task", "/proc/self/auxv",
+                                       "/proc/self/limits", "/proc/self/cmdline", "/proc/self/comm", "/proc/self/smaps",
+                                       "/proc/self/smaps_rollup", "/proc/self/exe" };
+    for (size_t i = 0; rc == 0 && i < sizeof own / sizeof *own; i++)
+        rc = ll_allow(ruleset, own[i], LL_FS_READ_FILE | LL_FS_READ_DIR, handled, err, size);
     // Its own container: everything. Its groups: read, and write with open access.
     if (rc == 0 && q->container && q->container[0]) {
         rc = ll_allow(ruleset, q->container, handled, handled, err, size);

@@ -200,7 +200,7 @@ struct SandboxTests {
                        "vmread", "abstract", "exec", "fork", "prlimit", "renice", "sched", "affinity", "ioprio", "setpgid",
                        "daemon", "unix", "socketpair", "shm", "msgq", "chmod", "chmod-group", "utime", "chown", "inotify",
                        "memfd", "pipe", "hugepages", "env", "cwd", "fds", "processes", "listen", "fifo", "aio", "setown",
-                       "ifconf"]
+                       "ifconf", "procnet"]
     static let seccomp = "denied: Operation not permitted (errno 1)"   // the seccomp filter's answer
     static let landlock = "denied: Permission denied (errno 13)"       // Landlock's
     static let notHere = "denied: No such file or directory (errno 2)" // not in the keyboard's namespace
@@ -217,6 +217,7 @@ struct SandboxTests {
         for key in SandboxTests.filtered { #expect(o[key] == SandboxTests.seccomp, "\(key): \(o[key] ?? "nothing")") }
         for key in SandboxTests.unnameable { #expect(o[key] == SandboxTests.notHere, "\(key): \(o[key] ?? "nothing")") }
         #expect(o["processes"] == SandboxTests.landlock, "other processes cannot be listed")
+        #expect(o["procnet"] == SandboxTests.landlock, "nor its network namespace's sockets (with open access, the host's)")
         #expect(o["own"]?.hasPrefix("allowed: wrote 6 bytes to \(scene.world.home)/Containers/Keyboards/dev.kbhost.Hostile/note.txt") == true)
         #expect(o["group-read"]?.hasPrefix("allowed: listed") == true)
         // A clean start: a fixed environment (no secret of the user's), its container as working directory, its channel only.
@@ -271,12 +272,12 @@ struct SandboxTests {
         let scene = try Scene()
         scene.expectTargetsExist()
         let o = try scene.attemptUnsandboxed(SandboxTests.filtered.filter { !["exec", "fork", "hugepages"].contains($0) }
-                                             + SandboxTests.unnameable + ["chmod-group", "utime", "processes"])
+                                             + SandboxTests.unnameable + ["chmod-group", "utime", "processes", "procnet"])
         for key in ["raw", "packet", "netlink"] {
             #expect(o[key]?.hasPrefix("allowed") == true || o[key]?.hasPrefix("denied: Operation not permitted") == true,
                     "\(key): \(o[key] ?? "nothing") (needs CAP_NET_RAW: allowed as root)")
         }
-        let reached = ["listen", "fifo", "aio", "setown", "ifconf", "io_uring", "ptrace", "signal", "vmread", "abstract", "prlimit", "renice", "sched", "affinity", "ioprio",
+        let reached = ["procnet", "listen", "fifo", "aio", "setown", "ifconf", "io_uring", "ptrace", "signal", "vmread", "abstract", "prlimit", "renice", "sched", "affinity", "ioprio",
                        "setpgid", "socketpair", "shm", "msgq", "chown", "inotify", "memfd", "pipe", "neighbor", "passwd",
                        "settings", "procmem", "daemon", "unix", "chmod", "chmod-group", "utime"]
         for key in reached { #expect(o[key]?.hasPrefix("allowed") == true, "\(key): \(o[key] ?? "nothing")") }
