@@ -85,7 +85,8 @@ static const struct attempt {
     {"fds", "fds", try_fds}, {"processes", "processes", try_processes}, {"listen", "listen", try_listen},
     {"escape", "escape", try_escape}, {"fifo", "fifo", try_fifo}, {"aio", "aio", try_aio},
     {"setown", "setown", try_setown}, {"tmp", "tmp", try_tmp}, {"ifconf", "ifconf", try_ifconf},
-    {"tmp-chmod", "tmpChmod", try_tmp_chmod}, {"threads", "threads", try_threads},
+    {"tmp-peek", "tmpPeek", try_tmp_peek}, {"threads", "threads", try_threads}, {"flock", "flock", try_flock},
+    {"pagetables", "pagetables", try_pagetables},
     {"procnet", "procnet", try_procnet},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])

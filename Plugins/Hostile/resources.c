@@ -3,6 +3,7 @@
 #include "attempts.h"
 
 #include <pthread.h>
+#include <sys/file.h>
 
 void try_io_uring(hostile *self) {
     unsigned char params[120];  /* struct io_uring_params */
@@ -122,11 +123,38 @@ void try_tmp(hostile *self) {
     report_ok(self, "tmp", "wrote %ld bytes to /tmp", (long)n);
 }
 
-/* A file in its /tmp made world-writable: were /tmp ever another folder (a link swapped
-   in for the container's tmp), this would change that folder's file. */
-void try_tmp_chmod(hostile *self) {
-    if (chmod("/tmp/file.txt", 0777) < 0) { report_errno(self, "tmp-chmod", errno); return; }
-    report(self, "tmp-chmod", 1, "made /tmp/file.txt 0777");
+/* Whether its /tmp holds /tmp/file.txt: only a folder of someone else's (a link swapped
+   in for the container's tmp) would. stat needs no Landlock right. */
+void try_tmp_peek(hostile *self) {
+    struct stat st;
+    if (stat("/tmp/file.txt", &st) < 0) { report_errno(self, "tmp-peek", errno); return; }
+    report(self, "tmp-peek", 1, "/tmp/file.txt is there");
+}
+
+/* The group's defaults lock, taken through a read-only descriptor. */
+void try_flock(hostile *self) {
+    const char *dir = group_dir(self);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/Library/Preferences/." GROUP ".lock", dir ? dir : "/nonexistent");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) { report_errno(self, "flock", errno); return; }
+    int r = flock(fd, LOCK_EX | LOCK_NB);
+    int e = errno;
+    close(fd);
+    if (r < 0) { report_errno(self, "flock", e); return; }
+    report(self, "flock", 1, "took its group's lock");
+}
+
+/* Page tables: a huge read-only mapping read once every 2 MiB holds almost no pages,
+   but a page table for each 2 MiB (128 MiB of them for 64 GiB). */
+void try_pagetables(hostile *self) {
+    size_t size = 64ULL << 30;
+    char *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) { report_errno(self, "pagetables", errno); return; }
+    volatile char sink = 0;
+    for (size_t off = 0; off < size; off += 2u << 20) sink += p[off];
+    (void)sink;
+    report(self, "pagetables", 1, "read 64 GiB once every 2 MiB");
 }
 
 /* Threads by the thousand: kernel stacks the footprint does not show. */

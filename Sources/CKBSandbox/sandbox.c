@@ -198,7 +198,7 @@ static int install_landlock(const kbh_sandbox_request *q, const struct lib_dirs 
     static const char *const own[] = { "/proc/self/maps", "/proc/self/stat", "/proc/self/statm", "/proc/self/status",
                                        "/proc/self/fd", "/proc/self/fdinfo", "/proc/self/task", "/proc/self/auxv",
                                        "/proc/self/limits", "/proc/self/cmdline", "/proc/self/comm", "/proc/self/smaps",
-                                       "/proc/self/smaps_rollup", "/proc/self/exe" };
+                                       "/proc/self/smaps_rollup" };
     for (size_t i = 0; rc == 0 && i < sizeof own / sizeof *own; i++)
         rc = ll_allow(ruleset, own[i], LL_FS_READ_FILE | LL_FS_READ_DIR, handled, err, size);
     // Its own container: everything. Its groups: read, and write with open access.

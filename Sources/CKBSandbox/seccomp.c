@@ -163,6 +163,10 @@ static int build_seccomp(bool open_access, scmp_filter_ctx *out, char *err, size
         // Watching files it does not own; giving files away.
         "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
         "chown", "fchown", "lchown", "fchownat",
+        // Metadata: Landlock governs none of these, and an inherited or /proc descriptor
+        // (fd 0, /proc/self/exe) leads to the host's own files. A keyboard needs none.
+        "chmod", "fchmod", "fchmodat", "utime", "utimes", "utimensat", "futimesat",
+        "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
     };
     for (size_t i = 0; rc == 0 && i < sizeof never / sizeof *never; i++) rc = deny(ctx, eperm, never[i], 0);
     // clone3 answers ENOSYS so that the C library falls back to clone, whose flags a filter can see.
@@ -206,11 +210,15 @@ static int build_seccomp(bool open_access, scmp_filter_ctx *out, char *err, size
     if (rc == 0) rc = deny(ctx, eperm, "fcntl", 1, SCMP_A1(SCMP_CMP_EQ, 15 /* F_SETOWN_EX */));
 #if defined(__x86_64__)
     // Calls newer than Debian 12's libseccomp knows by name (so by number): mount listing, cachestat.
-    static const int newer[] = { 451 /* cachestat */, 457 /* statmount */, 458 /* listmount */, 467 /* open_tree_attr */ };
+    static const int newer[] = { 451 /* cachestat */, 452 /* fchmodat2 */, 457 /* statmount */, 458 /* listmount */,
+                                 463 /* setxattrat */, 466 /* removexattrat */, 467 /* open_tree_attr */ };
     for (size_t i = 0; rc == 0 && i < sizeof newer / sizeof *newer; i++)
         rc = seccomp_rule_add(ctx, eperm, newer[i], 0);
 #endif
     // Sockets: Unix ones always; IPv4/IPv6 (not raw) with open access; packet, netlink and the rest never.
+    // Without open access nothing of its groups is its to write, so no lock to take
+    // (a lock on a read-only descriptor would hold up the app's and other keyboards' writes).
+    if (rc == 0 && !open_access) rc = deny(ctx, eperm, "flock", 0);
     if (open_access) {
         if (rc == 0) rc = deny(ctx, eperm, "socket", 1, SCMP_A0(SCMP_CMP_GT, AF_INET6));
         for (int family = AF_UNSPEC; rc == 0 && family < AF_INET6; family++)

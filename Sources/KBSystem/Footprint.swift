@@ -2,19 +2,22 @@ import Glibc
 
 /// A process's memory footprint as a phone's jetsam counts it: its anonymous
 /// resident memory, the shared memory it created (memfd, MAP_SHARED|ANON),
-/// and what it has in swap. Sizes in bytes.
+/// what it has in swap, and its page tables (a huge mapping touched once
+/// every 2 MiB holds almost no pages but a page table each). Sizes in bytes.
 public struct Footprint: Hashable, Sendable {
     public var anonymous: Int
     public var sharedMemory: Int
     public var swap: Int
+    public var pageTables: Int
 
-    public init(anonymous: Int, sharedMemory: Int, swap: Int) {
+    public init(anonymous: Int, sharedMemory: Int, swap: Int, pageTables: Int = 0) {
         self.anonymous = anonymous
         self.sharedMemory = sharedMemory
         self.swap = swap
+        self.pageTables = pageTables
     }
 
-    public var total: Int { anonymous + sharedMemory + swap }
+    public var total: Int { anonymous + sharedMemory + swap + pageTables }
 }
 
 /// Reads a process's footprint from /proc/PID/status through a descriptor
@@ -34,7 +37,7 @@ public final class FootprintReader: @unchecked Sendable {
     public func read() -> Footprint? {
         let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard n > 0 else { return nil }
-        var anonymous = 0, shmem = 0, swap = 0
+        var anonymous = 0, shmem = 0, swap = 0, pageTables = 0
         // Lines look like "RssAnon:\t    1234 kB".
         var i = 0
         while i < n {
@@ -52,10 +55,12 @@ public final class FootprintReader: @unchecked Sendable {
                     else if key.1 == 83 && key.2 == 104 { shmem = value() }           // "RssShmem"
                 } else if buffer[i] == 86 && buffer[i + 2] == 83 && buffer[i + 3] == 119 {  // "VmSwap"
                     swap = value()
+                } else if buffer[i] == 86 && buffer[i + 2] == 80 && buffer[i + 3] == 84 {   // "VmPTE"
+                    pageTables = value()
                 }
             }
             i = end + 1
         }
-        return Footprint(anonymous: anonymous, sharedMemory: shmem, swap: swap)
+        return Footprint(anonymous: anonymous, sharedMemory: shmem, swap: swap, pageTables: pageTables)
     }
 }

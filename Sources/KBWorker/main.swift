@@ -90,6 +90,8 @@ func isolate(_ options: WorkerOptions) {
         // user namespace this limit counts only the keyboard's tasks (an ordinary
         // user's; the kernel does not apply it to root).
         try? Sys.setResourceLimit(6 /* RLIMIT_NPROC */, soft: 256, hard: 256)
+        // Pending signals (and POSIX timers, which reserve one each): kernel memory the footprint does not show.
+        try? Sys.setResourceLimit(11 /* RLIMIT_SIGPENDING */, soft: 256, hard: 256)
     case 1: Isolation.current = .without(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     default: fail(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
