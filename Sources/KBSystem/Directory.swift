@@ -93,6 +93,7 @@ public final class Directory {
     /// replaced, never followed.
     public func write(_ name: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws {
         try checkName(name)
+        removeAbandonedTemporaries(of: name)
         let temporary = ".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = try Sys.check("create \(child(temporary))") {
             openat(descriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
@@ -109,6 +110,26 @@ public final class Directory {
             throw error
         }
         _ = fsync(descriptor)
+    }
+
+    /// Removes the temporary files of writers of `name` that were killed before
+    /// their rename (`.NAME.PID.RANDOM.tmp` whose PID no longer exists): the next
+    /// writer tidies up what a kill -9 left. A live writer's file is never touched.
+    private func removeAbandonedTemporaries(of name: String) {
+        let listing = openat(descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard listing >= 0, let dir = fdopendir(listing) else {
+            if listing >= 0 { Sys.close(listing) }
+            return
+        }
+        defer { closedir(dir) }
+        let prefix = "." + name + "."
+        while let entry = readdir(dir) {
+            let file = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard file.hasPrefix(prefix), file.hasSuffix(".tmp") else { continue }
+            let middle = file.dropFirst(prefix.count).dropLast(4).split(separator: ".")
+            guard middle.count == 2, let pid = Int32(middle[0]), UInt32(middle[1]) != nil, pid > 0 else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlinkat(descriptor, file, 0) }
+        }
     }
 
     /// Runs `body` holding an exclusive flock on the file `name` (created if missing; never a link).

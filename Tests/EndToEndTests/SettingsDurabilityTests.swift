@@ -25,6 +25,27 @@ struct SettingsDurabilityTests {
         #expect(settings.enabled.contains(settings.current))
     }
 
+    /// What a writer killed before its rename left (a temporary file) is removed
+    /// by the next writer; a live writer's is left alone.
+    @Test func theNextWriterRemovesWhatAKilledWriterLeft() throws {
+        let w = try World()
+        try w.addKeyboard("dev.example.A", name: "A")
+        #expect(try w.kbhost("enable", "dev.example.A").status == 0)
+        // A pid that has just ended, and one that lives (this test's own).
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let abandoned = w.home + "/.settings.json.\(gone.processIdentifier).12345.tmp"
+        let live = w.home + "/.settings.json.\(getpid()).67890.tmp"
+        for path in [abandoned, live] { _ = FileManager.default.createFile(atPath: path, contents: Data("{".utf8)) }
+        #expect(FileManager.default.fileExists(atPath: abandoned), "the litter is there")
+        #expect(try w.kbhost("disable", "dev.example.A").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: abandoned), "removed by the next writer")
+        #expect(FileManager.default.fileExists(atPath: live), "a live writer's file is not touched")
+        #expect(try SettingsStore(directory: w.home).load().enabled == [SystemKeyboard.identifier])
+    }
+
     /// A writer killed with SIGKILL at random moments never leaves a file that does not load.
     @Test func killNineDuringWritesAlwaysLeavesValidSettings() throws {
         let w = try World()
