@@ -45,6 +45,11 @@ let package = Package(
         // libffi, with accessors for its ffi_type_* globals.
         .systemLibrary(name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi",
                        providers: [.apt(["libffi-dev"])]),
+        // libibus (Debian's libibus-1.0-dev), and the IBus engine's C side over it: a GObject
+        // engine class whose methods call the Swift front end (`kbhost ibus`) through a table.
+        .systemLibrary(name: "CIBus", path: "Sources/CIBus", pkgConfig: "ibus-1.0",
+                       providers: [.apt(["libibus-1.0-dev"])]),
+        .target(name: "CKBIBus", dependencies: ["CIBus"], path: "Sources/CKBIBus"),
 
         // Pure, Foundation-free: the text model shared by host, worker mirror and testing kit.
         .target(name: "KBText", path: "Sources/KBText"),
@@ -75,7 +80,7 @@ let package = Package(
         // processes, sessions, the input manager. Never the SDK or the ABI: it speaks KBWire.
         .target(name: "KBHost", dependencies: ["KBWire", "KBText", "KBSystem"], path: "Sources/KBHost"),
         .executableTarget(name: "kbhost",
-                          dependencies: ["KBHost", "KBText", "KBSystem", "KBWire", "CKBSandbox",
+                          dependencies: ["KBHost", "KBText", "KBSystem", "KBWire", "CKBSandbox", "CKBIBus",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           path: "Sources/kbhost"),
         .executableTarget(name: "kbhost-bench", dependencies: ["KBHost", "KBSystem", "KBWire", "KBText"],
@@ -130,7 +135,7 @@ let package = Package(
 
 // Strictness for every Swift target, in one place (swift-log's habit).
 let cTargets: Set<String> = [
-    "CKeyboardABI", "CKBShims", "CKBSandbox", "CFFI", "kbhost-floor",
+    "CKeyboardABI", "CKBShims", "CKBSandbox", "CFFI", "CIBus", "CKBIBus", "kbhost-floor",
     "NumberPadKeyboard", "FaultKeyboards", "FaultNoEntry", "FaultWrongABI", "HostileKeyboard", "CAnthy", "CHunspell",
 ]
 for target in package.targets where !cTargets.contains(target.name) {

@@ -17,6 +17,9 @@ public final class InputManager {
         case currentChanged(String)
         /// A keyboard failed; the user is now on `landedOn`.
         case keyboardFailed(id: String, reason: String, setAside: Bool, landedOn: String)
+        /// The document changed by one edit (the keyboard's, or marked text committed for it):
+        /// a front end whose app holds the text replays it there (see `ClientEdit`).
+        case edited(TextEdit, before: TextBuffer, after: TextBuffer)
     }
 
     /// How a tap went.
@@ -32,7 +35,7 @@ public final class InputManager {
     public let store: SettingsStore
     public let registry: KeyboardRegistry
     /// The focused field: its traits decide which keyboards may serve it.
-    public let field: FieldContext
+    public private(set) var field: FieldContext
     /// The memory budget every keyboard runs under.
     public let budget: Int
     /// Events, on the caller's thread.
@@ -48,6 +51,9 @@ public final class InputManager {
     public private(set) var landscape = false
 
     private let sessions: SessionPool
+    /// The last keyboard that failed and where the user landed: it is not started
+    /// again on the next focus, only when the user switches to it.
+    private var failedUntilSwitch: (failed: String, landed: String)?
     /// The document while the system keyboard serves it (a session holds it otherwise).
     private var document: TextDocument
 
@@ -104,6 +110,9 @@ public final class InputManager {
                                               hasFullAccess: settings.fullAccess.contains(id), inputModes: settings.enabled,
                                               access: KeyboardAccess(settings: settings, home: store.directory, keyboard: id))
                 session.onAdvanceToNextInputMode = { [weak self] in try? self?.globe() }
+                session.onEdit = { [weak self, unowned session] edit, before in
+                    self?.onEvent(.edited(edit, before: before, after: session.document.buffer))
+                }
                 sessions.insert(session)
             }
             try session.appear()
@@ -117,6 +126,7 @@ public final class InputManager {
         let settings = try store.update { settings in
             settings.current = InputModes.next(settings, registry: registry, field: field)
         }
+        failedUntilSwitch = nil
         activate(settings.current)
         onSettingsChanged()
     }
@@ -126,7 +136,66 @@ public final class InputManager {
     public func follow(current id: String) {
         let allowed = registry.entry(id).map { InputModes.ineligibility(of: $0, for: field) == nil } ?? false
         let target = allowed ? id : SystemKeyboard.identifier
-        if target != currentID { activate(target) }
+        if target != currentID {
+            failedUntilSwitch = nil
+            activate(target)
+        }
+    }
+
+    // MARK: Focus: a front end whose app has many fields (the IBus engine)
+
+    /// A field took focus, with its traits and the app's text around the
+    /// cursor: the keyboard this field may use appears (the current one, or the
+    /// system keyboard for a password field) and reads the field's text.
+    public func focus(_ field: FieldContext, text: TextBuffer = TextBuffer()) {
+        self.field = field
+        var next = TextDocument(traits: field.traits)
+        next.buffer = text
+        var target = (try? store.load()).map { InputModes.active($0, registry: registry, field: field) }
+            ?? SystemKeyboard.identifier
+        if let stay = failedUntilSwitch, stay.failed == target {
+            let landed = registry.entry(stay.landed).map { InputModes.ineligibility(of: $0, for: field) == nil } ?? false
+            target = landed ? stay.landed : SystemKeyboard.identifier
+        }
+        if let session = active, target == currentID {
+            do {
+                try session.editDocument { $0 = next }
+                try session.appear()
+            } catch {
+                fellBack(from: currentID, because: error.description)
+            }
+        } else {
+            document = next
+            activate(target)
+        }
+    }
+
+    /// The field lost focus: marked text is committed (as iOS does when the
+    /// keyboard goes away) and the keyboard disappears; its process stays warm.
+    public func blur() {
+        commitMarkedText()
+        guard let session = active else { return }
+        do { try session.disappear() } catch { fellBack(from: currentID, because: error.description) }
+    }
+
+    /// The app changed its text or moved the cursor (the user clicked, or
+    /// another input reached it): the keyboard gets textDidChange or
+    /// selectionDidChange. Nothing happens when the text is what it already has.
+    public func appChanged(_ text: TextBuffer) {
+        guard let session = active else { return document.buffer = text }
+        guard session.document.buffer != text else { return }
+        do { try session.editDocument { $0.buffer = text } } catch { fellBack(from: currentID, because: error.description) }
+    }
+
+    /// The app commits the marked text (a reset, a click elsewhere, focus
+    /// leaving): it becomes plain text; the keyboard hears textDidChange.
+    public func commitMarkedText() {
+        guard let session = active, session.document.buffer.markedRange != nil else { return }
+        let before = session.document.buffer
+        do { try session.editDocument { $0.buffer.unmarkText() } } catch {
+            return fellBack(from: currentID, because: error.description)
+        }
+        onEvent(.edited(.unmarkText, before: before, after: session.document.buffer))
     }
 
     /// The settings changed elsewhere (the daemon says so). A keyboard whose
@@ -188,6 +257,19 @@ public final class InputManager {
         }
     }
 
+    /// One auto-repeat of the held key with this label or role name (see
+    /// `tap`): a repeating key gets a repeat event; others nothing.
+    @discardableResult
+    public func repeatKey(_ name: String, count: Int) -> TapOutcome {
+        guard let session = active else { return tap(name) }
+        guard let key = session.layout.key(named: name) else { return .noSuchKey }
+        do { try session.repeatKey(key, count: count) } catch {
+            fellBack(from: currentID, because: error.description)
+            return .failed
+        }
+        return .tapped
+    }
+
     /// Moves the insertion point (the keyboard gets its selection callbacks).
     public func moveCursor(by characters: Int) {
         guard let session = active else { return document.buffer.moveInsertionPoint(byCharacters: characters) }
@@ -213,7 +295,14 @@ public final class InputManager {
     /// keyboard that keeps failing is set aside); the user lands on the
     /// previous keyboard if it may still start and serve this field, else the system one.
     private func fellBack(from id: String, because reason: String) {
-        if let failed = sessions.remove(id) { document = failed.document }
+        if let failed = sessions.remove(id) {
+            document = failed.document
+            if document.buffer.markedRange != nil {  // the preedit stays, as plain text
+                let before = document.buffer
+                document.buffer.unmarkText()
+                onEvent(.edited(.unmarkText, before: before, after: document.buffer))
+            }
+        }
         let firstLine = String(reason.split(separator: "\n").first ?? "")
         let now = Date().timeIntervalSince1970
         let settings = try? store.update { $0.recordFailure(of: id, reason: firstLine, at: now) }
@@ -224,6 +313,7 @@ public final class InputManager {
         }
         currentID = id  // so that activate() records the failed one as previous
         activate(landing)
+        failedUntilSwitch = (id, currentID)
         onEvent(.keyboardFailed(id: id, reason: firstLine, setAside: settings?.failures[id]?.setAside == true,
                                 landedOn: currentID))
     }

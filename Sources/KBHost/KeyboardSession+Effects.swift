@@ -9,9 +9,10 @@ extension KeyboardSession {
         for effect in effects {
             switch effect {
             case .edit(let edit):
-                let before = document.buffer.utf16Count
+                let before = document.buffer
                 edit.apply(to: &document.buffer)
-                mirror.length += document.buffer.utf16Count - before
+                mirror.length += document.buffer.utf16Count - before.utf16Count
+                onEdit?(edit, before)
             case .setLayout(let wire):
                 layout = KeyboardLayout(wire)
             case .setDisplay(let text):

@@ -69,6 +69,16 @@ extension KeyboardSession {
         }
     }
 
+    /// One auto-repeat of a held key, as a front end's key repeat reports it:
+    /// a repeating key's action is called with a repeat event (its `count`th);
+    /// any other key gets nothing, as on iOS.
+    public func repeatKey(_ key: KeyboardLayout.Key, count: Int) throws(KeyboardFailure) {
+        clockNanoseconds += count <= 1 ? Gesture.Timing.firstRepeatNanoseconds : Gesture.Timing.repeatIntervalNanoseconds
+        guard key.action(for: .repeat) != nil else { return }
+        let event = KeyEvent(kind: .repeat, tapCount: 1, repeatCount: Int32(clamping: count), timestampNanoseconds: clockNanoseconds)
+        try deliver(.key(row: Int32(key.row), column: Int32(key.column), event: event), phase: "key '\(key.label)' repeat")
+    }
+
     /// Lets time pass on the session's clock.
     public func pause(milliseconds: Int) {
         clockNanoseconds += Int64(milliseconds) * 1_000_000

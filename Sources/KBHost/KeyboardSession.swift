@@ -17,6 +17,9 @@ public final class KeyboardSession {
     public var onAdvanceToNextInputMode: (() -> Void)?
     /// Called when the keyboard asks to be dismissed.
     public var onDismiss: (() -> Void)?
+    /// Each edit the keyboard made, as it is applied, with the buffer before it
+    /// (`document` is after it): a front end whose app holds the text mirrors it.
+    public var onEdit: ((TextEdit, _ before: TextBuffer) -> Void)?
 
 
     let process: ExtensionProcess

@@ -2,7 +2,7 @@
 /// Every problem is one message that names the line to change and says how.
 enum ArchitectureCheck {
     /// The groups the module map may use (ARCHITECTURE.md, "Module map").
-    static let groups: Set<String> = ["pure", "system", "sandbox", "abi", "extension", "host", "sdk", "testing",
+    static let groups: Set<String> = ["pure", "system", "frontend", "sandbox", "abi", "extension", "host", "sdk", "testing",
                                       "executable", "plugin", "test"]
 
     /// One `import` line of a Swift file.

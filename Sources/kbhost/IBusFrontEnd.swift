@@ -1,0 +1,306 @@
+import CKBIBus
+import Foundation
+import KBHost
+import KBSystem
+import KBText
+
+/// The IBus engine: a front end over the input manager, as `attach` is. IBus
+/// gives it key events, focus, the app's text and the field's purpose; it
+/// gives back commits, the preedit, deletions, forwarded keys and the
+/// candidate window. The document, the current keyboard, the globe key and
+/// failover are the input manager's; nothing of that is written here.
+///
+/// Every IBus input context that picks a kbhost engine gets an engine object;
+/// one of them has the focus at a time, and the one input manager serves it.
+/// Everything runs on the GLib main loop's thread.
+final class IBusFrontEnd {
+    /// What this process knows about one engine object (one app's input context).
+    struct EngineState {
+        var field = FieldContext()
+        /// The app's text as it last sent it.
+        var surrounding: TextBuffer?
+    }
+
+    static let componentName = "org.freedesktop.IBus.Kbhost"
+    static let followingEngine = "kbhost"
+
+    let context: Context
+    let manager: InputManager
+    var engines: [UnsafeMutableRawPointer: EngineState] = [:]
+    var focused: UnsafeMutableRawPointer?
+    var subscription: LineChannel?
+    /// Keys pressed and handled, so that their releases are handled too.
+    var handledPresses: Set<UInt32> = []
+    /// The key held down (no release yet), and how many repeats it has sent.
+    var held: (keyval: UInt32, repeats: Int)?
+    /// A Shift press with no other key since: its release taps the keyboard's shift key.
+    var shiftAlone = false
+    /// What the candidate window and auxiliary text show now.
+    var shownCandidates: [String] = []
+    var candidateKeys: [String] = []
+    var candidatesAreConversions = false
+    var shownAuxiliary = ""
+    /// A failure to show in the auxiliary text until the next key.
+    var notice = ""
+    /// The documents this engine produced since the app last told it its text:
+    /// surrounding text equal to one of these is an echo arriving late, not a change.
+    var recentDocuments: [TextBuffer] = []
+
+    init(context: Context, budget: Int) throws {
+        self.context = context
+        do {
+            manager = try InputManager(installation: context.installation, store: context.store,
+                                       registry: context.registry, field: FieldContext(), budget: budget)
+        } catch {
+            throw exitWithError(error.description, status: Kbhost.Exit.badSettings)
+        }
+        manager.onSettingsChanged = { DaemonClient.notify() }
+        manager.onEvent = { [weak self] event in self?.heard(event) }
+        subscribe()
+    }
+
+    // MARK: The input manager's news
+
+    func heard(_ event: InputManager.Event) {
+        switch event {
+        case .edited(let edit, let before, let after):
+            guard let engine = focused else { return }
+            if after.markedRange == nil {
+                recentDocuments.append(after)
+                if recentDocuments.count > 64 { recentDocuments.removeFirst() }
+            }
+            for operation in ClientEdit.operations(for: edit, before: before, after: after) {
+                replay(operation, on: engine)
+            }
+        case .keyboardFailed(let id, let reason, let setAside, let landedOn):
+            let aside = setAside ? " It is set aside until enabled again." : ""
+            let landing = landedOn == SystemKeyboard.identifier
+                ? "keys go to the app" : "switched to \(context.name(landedOn))"
+            notice = "⚠ \(context.name(id)) stopped: \(reason).\(aside) \(landing)"
+            Console.err("kbhost ibus: \(TerminalText.line(id)) failed: \(TerminalText.line(reason)); \(landing)")
+        case .currentChanged:
+            break
+        }
+    }
+
+    func replay(_ operation: ClientEdit, on engine: UnsafeMutableRawPointer) {
+        switch operation {
+        case .commit(let text): kbh_ibus_commit(engine, text)
+        case .preedit(let text, let cursor): kbh_ibus_preedit(engine, text, UInt32(clamping: cursor))
+        case .deleteBackward(let characters):
+            // Some apps (Chromium, terminals) claim surrounding text but ignore deletions of it:
+            // KBHOST_IBUS_FORWARD_DELETE=1 makes the engine send BackSpace instead, as Keyman does.
+            if kbh_ibus_has_surrounding_text(engine) != 0, ProcessInfo.processInfo.environment["KBHOST_IBUS_FORWARD_DELETE"] == nil {
+                kbh_ibus_delete_surrounding(engine, -Int32(clamping: characters), UInt32(clamping: characters))
+            } else {
+                kbh_ibus_forward_key(engine, KeySym.backSpace, KeySym.backSpaceCode, 0)
+            }
+        case .deleteSelection:
+            kbh_ibus_forward_key(engine, KeySym.backSpace, KeySym.backSpaceCode, 0)
+        case .moveCursor(let characters):
+            let (keyval, code) = characters < 0 ? (KeySym.left, KeySym.leftCode) : (KeySym.right, KeySym.rightCode)
+            for _ in 0..<abs(characters) { kbh_ibus_forward_key(engine, keyval, code, 0) }
+        }
+    }
+
+    // MARK: Keys
+
+    /// A key event from the app: true when the keyboard took it.
+    func key(_ engine: UnsafeMutableRawPointer, keyval: UInt32, state: UInt32) -> Bool {
+        guard engine == focused else { return false }
+        let released = state & KeySym.releaseMask != 0
+        if keyval == KeySym.shiftL || keyval == KeySym.shiftR {
+            if !released { shiftAlone = true } else if shiftAlone {
+                shiftAlone = false
+                if manager.active?.layout.key(named: "shift") != nil { act { _ = manager.tap("shift") } }
+            }
+            return false
+        }
+        if released {
+            if held?.keyval == keyval { held = nil }
+            return handledPresses.remove(keyval) != nil
+        }
+        shiftAlone = false
+        guard state & KeySym.shortcutMask == 0, let session = manager.active else { return false }  // the system keyboard: the app types
+        if candidatesAreConversions, keyval >= 0x31, keyval <= 0x39 {
+            let index = Int(kbh_ibus_candidate_page_start(engine)) + Int(keyval - 0x31)
+            if index < candidateKeys.count {
+                choose(index)
+                handledPresses.insert(keyval)
+                return true
+            }
+        }
+        guard let name = KeySym.name(keyval) else { return false }
+        _ = session
+        var outcome = InputManager.TapOutcome.tapped
+        act {
+            if var h = held, h.keyval == keyval {
+                h.repeats += 1
+                held = h
+                outcome = manager.repeatKey(name, count: h.repeats)
+            } else {
+                outcome = manager.tap(name)
+                if outcome != .noSuchKey { held = (keyval, 0) }
+            }
+        }
+        switch outcome {
+        case .noSuchKey: return false  // the app has it: keys the keyboard lacks keep working
+        case .failed where manager.active == nil: return false  // the key that broke the keyboard reaches the app
+        default:
+            handledPresses.insert(keyval)
+            return true
+        }
+    }
+
+    /// A candidate chosen (a number key or a click): taps its key.
+    func choose(_ index: Int) {
+        guard index < candidateKeys.count else { return }
+        act { _ = manager.tap("id:" + candidateKeys[index]) }
+    }
+
+    /// Runs an action on the input manager, then shows what the keyboard shows now.
+    func act(_ body: () -> Void) {
+        notice = ""
+        body()
+        refreshPanel()
+    }
+
+    /// The keyboard's display line as auxiliary text, its candidate and
+    /// suggestion keys (identifiers `candidate.N`, `suggestion.N`) in the
+    /// candidate window; a failure notice takes the auxiliary text.
+    func refreshPanel() {
+        guard let engine = focused else { return }
+        var keys: [KeyboardLayout.Key] = []
+        if let layout = manager.active?.layout {
+            keys = layout.rows.joined().filter {
+                ($0.identifier.hasPrefix("candidate.") || $0.identifier.hasPrefix("suggestion.")) && !$0.label.isEmpty
+            }
+        }
+        let labels = keys.map(\.label)
+        candidateKeys = keys.map(\.identifier)
+        candidatesAreConversions = keys.first?.identifier.hasPrefix("candidate.") == true
+        if labels != shownCandidates {
+            shownCandidates = labels
+            var pointers = labels.map { strdup($0) }
+            defer { pointers.forEach { free($0) } }
+            pointers.withUnsafeMutableBufferPointer { buffer in
+                buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
+                    kbh_ibus_candidates(engine, $0, buffer.count)
+                }
+            }
+        }
+        let auxiliary = notice.isEmpty ? (manager.active?.layout.display ?? "") : notice
+        if auxiliary != shownAuxiliary {
+            shownAuxiliary = auxiliary
+            kbh_ibus_auxiliary(engine, TerminalText.line(auxiliary))
+        }
+    }
+
+    func hidePanel(_ engine: UnsafeMutableRawPointer) {
+        if !shownCandidates.isEmpty { kbh_ibus_candidates(engine, nil, 0) }
+        if !shownAuxiliary.isEmpty { kbh_ibus_auxiliary(engine, "") }
+        shownCandidates = []
+        candidateKeys = []
+        shownAuxiliary = ""
+    }
+
+    // MARK: The app
+
+    func focusIn(_ engine: UnsafeMutableRawPointer) {
+        if let old = focused, old != engine { focusOut(old) }
+        focused = engine
+        handledPresses = []
+        held = nil
+        recentDocuments = []
+        let state = engines[engine, default: EngineState()]
+        engines[engine] = state
+        act { manager.focus(state.field, text: state.field.traits.isSecureTextEntry ? TextBuffer() : state.surrounding ?? TextBuffer()) }
+        kbh_ibus_request_surrounding_text(engine)
+    }
+
+    func focusOut(_ engine: UnsafeMutableRawPointer) {
+        guard engine == focused else { return }
+        manager.blur()
+        hidePanel(engine)
+        focused = nil
+    }
+
+    func reset(_ engine: UnsafeMutableRawPointer) {
+        guard engine == focused else { return }
+        act { manager.commitMarkedText() }
+    }
+
+    /// The engine was chosen in the app: `kbhost:ID` makes ID the current keyboard (as `kbhost set`).
+    func enable(_ engine: UnsafeMutableRawPointer) {
+        guard let name = kbh_ibus_engine_name(engine).map({ String(cString: $0) }),
+              name.hasPrefix(Self.followingEngine + ":") else { return }
+        let id = String(name.dropFirst(Self.followingEngine.count + 1))
+        guard registry(has: id), (try? context.store.load())?.current != id else { return }
+        do {
+            _ = try context.store.update { settings in
+                if !settings.enabled.contains(id) { settings.enabled.append(id) }
+                settings.current = id
+            }
+            _ = DaemonClient.notify()
+            if engine == focused { act { manager.follow(current: id) } }
+        } catch {
+            Console.err("kbhost ibus: could not make \(TerminalText.line(id)) current: \(error)")
+        }
+    }
+
+    func registry(has id: String) -> Bool { context.registry.entry(id) != nil }
+
+    func surrounding(_ engine: UnsafeMutableRawPointer, text: String, cursor: Int, anchor: Int) {
+        let buffer = Self.buffer(text, cursor: cursor, anchor: anchor)
+        engines[engine, default: EngineState()].surrounding = buffer
+        guard engine == focused, !manager.field.traits.isSecureTextEntry,
+              manager.currentDocument.buffer.markedRange == nil else { return }
+        if recentDocuments.dropLast().contains(buffer) { return }  // an echo of an earlier state
+        recentDocuments = []
+        act { manager.appChanged(buffer) }
+    }
+
+    func contentType(_ engine: UnsafeMutableRawPointer, purpose: UInt32, hints: UInt32) {
+        let field = Self.field(purpose: purpose, hints: hints)
+        guard engines[engine, default: EngineState()].field != field else { return }
+        engines[engine]?.field = field
+        guard engine == focused else { return }
+        let text = field.traits.isSecureTextEntry ? TextBuffer() : manager.currentDocument.buffer
+        act { manager.focus(field, text: text) }
+    }
+
+    func destroyed(_ engine: UnsafeMutableRawPointer) {
+        if engine == focused {
+            manager.blur()
+            focused = nil
+        }
+        engines[engine] = nil
+    }
+
+    // MARK: The daemon's news
+
+    func subscribe() {
+        guard let channel = DaemonClient.subscribe() else { return }
+        subscription = channel
+        _ = kbh_ibus_watch(channel.fd, { context in
+            Unmanaged<IBusFrontEnd>.fromOpaque(context!).takeUnretainedValue().daemonNews() ? 1 : 0
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Every event the daemon sent; false when it went away.
+    func daemonNews() -> Bool {
+        repeat {
+            guard var channel = subscription, let line = try? channel.receive(),
+                  let event = try? JSONDecoder().decode(DaemonReply.self, from: Data(line.utf8)) else {
+                if let channel = subscription { Sys.close(channel.fd) }
+                subscription = nil
+                Console.err("kbhost ibus: the daemon went away; `kbhost next` elsewhere no longer reaches this engine")
+                return false
+            }
+            subscription = channel
+            if event.event == "current", let id = event.identifier { act { manager.follow(current: id) } }
+            if event.event == "settings" { act { manager.settingsChanged() } }
+        } while subscription?.hasBufferedLine == true
+        return true
+    }
+}

@@ -1,0 +1,252 @@
+#!/usr/bin/python3
+"""A real IBus client for kbhost's tests: one input context on the ibus-daemon at
+IBUS_ADDRESS, with a text field of its own (text, cursor, preedit) that it edits
+as an application does: commits insert, deletions of surrounding text delete,
+forwarded keys and keys the engine did not take are typed by the "app" itself.
+
+Commands, one per line on stdin; after each, one JSON line with the field's state:
+  engine NAME            choose the engine (the user picks an input source)
+  caps surrounding|plain  capabilities: with or without surrounding text
+  purpose N [HINTS]      the field's input purpose and hints (GTK's values)
+  focus_in | focus_out | reset
+  type TEXT              press and release a key for each character
+  key NAME [ctrl]        press and release a named key (BackSpace, Return, Left, 1, Shift_L ...)
+  hold NAME N            a key held down: one press, N auto-repeat presses, one release
+  click N                click candidate N of the page shown
+  page_down | page_up
+  settext TEXT           the app changes its own text (cursor at the end)
+  wait MS                let signals arrive
+  quit
+"""
+import json
+import sys
+import time
+
+import gi
+gi.require_version("IBus", "1.0")
+from gi.repository import GLib, IBus  # noqa: E402
+
+IBus.init()
+bus = IBus.Bus()
+if not bus.is_connected():
+    print(json.dumps({"error": "no ibus-daemon at IBUS_ADDRESS"}), flush=True)
+    sys.exit(2)
+
+ctx = GLib.MainContext.default()
+state = {"text": "", "cursor": 0, "preedit": "", "preedit_cursor": 0, "candidates": [], "auxiliary": "",
+         "forwarded": [], "handled": None, "deleted": 0, "commits": []}
+caps_surrounding = True
+
+
+def pump(ms=30):
+    end = time.monotonic() + ms / 1000.0
+    while time.monotonic() < end:
+        while ctx.iteration(False):
+            pass
+        time.sleep(0.002)
+
+
+def insert(s):
+    t, c = state["text"], state["cursor"]
+    state["text"] = t[:c] + s + t[c:]
+    state["cursor"] = c + len(s)
+    send_surrounding()
+
+
+def send_surrounding():
+    if caps_surrounding and ic is not None:
+        ic.set_surrounding_text(IBus.Text.new_from_string(state["text"]), state["cursor"], state["cursor"])
+
+
+def app_key(keyval, state_mask):
+    """The app types a key itself (the engine did not take it, or forwarded it)."""
+    if state_mask & IBus.ModifierType.RELEASE_MASK:
+        return
+    if state_mask & (IBus.ModifierType.CONTROL_MASK | IBus.ModifierType.MOD1_MASK):
+        state["forwarded"].append("shortcut")
+        return
+    t, c = state["text"], state["cursor"]
+    if keyval == IBus.KEY_BackSpace:
+        if c > 0:
+            state["text"], state["cursor"] = t[:c - 1] + t[c:], c - 1
+        send_surrounding()
+    elif keyval == IBus.KEY_Left:
+        state["cursor"] = max(0, c - 1)
+        send_surrounding()
+    elif keyval == IBus.KEY_Right:
+        state["cursor"] = min(len(t), c + 1)
+        send_surrounding()
+    elif keyval == IBus.KEY_Return:
+        insert("\n")
+    else:
+        ch = IBus.keyval_to_unicode(keyval)
+        if ch and ch >= " ":
+            insert(ch)
+
+
+def on_commit(_ic, text):
+    state["commits"].append(text.get_text())
+    insert(text.get_text())
+
+
+def on_preedit(_ic, text, cursor, visible):
+    state["preedit"] = text.get_text() if visible else ""
+    state["preedit_cursor"] = cursor
+
+
+def on_hide_preedit(_ic):
+    state["preedit"] = ""
+
+
+def on_forward(_ic, keyval, keycode, mask):
+    if not mask & IBus.ModifierType.RELEASE_MASK:
+        state["forwarded"].append(IBus.keyval_name(keyval))
+    app_key(keyval, mask)
+
+
+def on_delete(_ic, offset, nchars):
+    t, c = state["text"], state["cursor"]
+    start = max(0, c + offset)
+    state["text"] = t[:start] + t[start + nchars:]
+    state["cursor"] = start
+    state["deleted"] += nchars
+    send_surrounding()
+
+
+def on_table(_ic, table, visible):
+    n = table.get_number_of_candidates()
+    state["candidates"] = [table.get_candidate(i).get_text() for i in range(n)] if visible else []
+
+
+def on_hide_table(_ic):
+    state["candidates"] = []
+
+
+def on_aux(_ic, text, visible):
+    state["auxiliary"] = text.get_text() if visible else ""
+
+
+def on_hide_aux(_ic):
+    state["auxiliary"] = ""
+
+
+ic = bus.create_input_context("kbhost-test-client")
+ic.connect("commit-text", on_commit)
+ic.connect("update-preedit-text", on_preedit)
+ic.connect("hide-preedit-text", on_hide_preedit)
+ic.connect("forward-key-event", on_forward)
+ic.connect("delete-surrounding-text", on_delete)
+ic.connect("update-lookup-table", on_table)
+ic.connect("hide-lookup-table", on_hide_table)
+ic.connect("update-auxiliary-text", on_aux)
+ic.connect("hide-auxiliary-text", on_hide_aux)
+
+
+def set_caps():
+    caps = (IBus.Capabilite.PREEDIT_TEXT | IBus.Capabilite.FOCUS | IBus.Capabilite.LOOKUP_TABLE
+            | IBus.Capabilite.AUXILIARY_TEXT)
+    if caps_surrounding:
+        caps |= IBus.Capabilite.SURROUNDING_TEXT
+    ic.set_capabilities(caps)
+
+
+set_caps()
+
+NAMED = {"BackSpace": IBus.KEY_BackSpace, "Return": IBus.KEY_Return, "Left": IBus.KEY_Left,
+         "Right": IBus.KEY_Right, "Shift_L": IBus.KEY_Shift_L, "space": IBus.KEY_space, "Tab": IBus.KEY_Tab,
+         "Page_Down": IBus.KEY_Page_Down, "Escape": IBus.KEY_Escape}
+KEYCODES = {IBus.KEY_BackSpace: 14, IBus.KEY_Return: 28, IBus.KEY_Left: 105, IBus.KEY_Right: 106,
+            IBus.KEY_Shift_L: 42, IBus.KEY_space: 57}
+
+
+def keyval_of(name):
+    if name in NAMED:
+        return NAMED[name]
+    if len(name) == 1:
+        return IBus.unicode_to_keyval(name)
+    return IBus.keyval_from_name(name)
+
+
+def press(keyval, mask=0, release=True, repeat=0):
+    code = KEYCODES.get(keyval, 0)
+    if keyval < 0x100 and chr(keyval).isupper():
+        mask |= IBus.ModifierType.SHIFT_MASK
+    handled = ic.process_key_event(keyval, code, mask)
+    state["handled"] = bool(handled)
+    if not handled:
+        app_key(keyval, mask)
+    pump(5)
+    for _ in range(repeat):
+        if not ic.process_key_event(keyval, code, mask):
+            app_key(keyval, mask)
+        pump(5)
+    if release:
+        ic.process_key_event(keyval, code, mask | IBus.ModifierType.RELEASE_MASK)
+    pump(10)
+
+
+def report():
+    out = dict(state)
+    print(json.dumps(out, ensure_ascii=False), flush=True)
+
+
+for line in sys.stdin:
+    line = line.rstrip("\n")
+    cmd, _, arg = line.partition(" ")
+    state["forwarded"] = []
+    try:
+        if cmd == "engine":
+            ic.set_engine(arg)
+            pump(200)
+        elif cmd == "caps":
+            caps_surrounding = arg == "surrounding"
+            set_caps()
+        elif cmd == "purpose":
+            parts = arg.split()
+            ic.set_content_type(int(parts[0]), int(parts[1]) if len(parts) > 1 else 0)
+            pump(50)
+        elif cmd == "focus_in":
+            ic.focus_in()
+            pump(100)
+            send_surrounding()
+            pump(50)
+        elif cmd == "focus_out":
+            ic.focus_out()
+            pump(100)
+        elif cmd == "reset":
+            ic.reset()
+            pump(100)
+        elif cmd == "type":
+            for ch in arg:
+                press(keyval_of(ch))
+        elif cmd == "key":
+            parts = arg.split()
+            mask = IBus.ModifierType.CONTROL_MASK if "ctrl" in parts[1:] else 0
+            press(keyval_of(parts[0]), mask)
+        elif cmd == "hold":
+            name, n = arg.split()
+            press(keyval_of(name), repeat=int(n))
+        elif cmd == "panel":
+            # Be the desktop's panel (GNOME Shell is one): the daemon forwards its clicks to the engine.
+            bus.request_name("org.freedesktop.IBus.Panel", 0)
+            pump(200)
+        elif cmd in ("click", "page_down", "page_up"):
+            signal, args = {"click": ("CandidateClicked", GLib.Variant("(uuu)", (int(arg or 0), 1, 0))),
+                            "page_down": ("PageDown", None), "page_up": ("PageUp", None)}[cmd]
+            bus.get_connection().emit_signal(None, "/org/freedesktop/IBus/Panel", "org.freedesktop.IBus.Panel",
+                                             signal, args)
+            pump(150)
+        elif cmd == "settext":
+            state["text"] = arg
+            state["cursor"] = len(arg)
+            send_surrounding()
+            pump(50)
+        elif cmd == "wait":
+            pump(int(arg))
+        elif cmd == "quit":
+            break
+        else:
+            state["error"] = "unknown command " + cmd
+    except GLib.Error as e:
+        state["error"] = str(e)
+    report()
