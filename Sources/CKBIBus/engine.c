@@ -198,7 +198,7 @@ void kbh_ibus_preedit(void *engine, const char *text, unsigned cursor) {
     IBusText *preedit = ibus_text_new_from_string(text);
     ibus_text_append_attribute(preedit, IBUS_ATTR_TYPE_UNDERLINE, IBUS_ATTR_UNDERLINE_SINGLE, 0,
                                (gint)g_utf8_strlen(text, -1));
-    ibus_engine_update_preedit_text_with_mode(engine, preedit, cursor, TRUE, IBUS_ENGINE_PREEDIT_CLEAR);
+    ibus_engine_update_preedit_text_with_mode(engine, preedit, cursor, TRUE, IBUS_ENGINE_PREEDIT_COMMIT);
 }
 
 void kbh_ibus_delete_surrounding(void *engine, int offset, unsigned characters) {

@@ -295,14 +295,7 @@ public final class InputManager {
     /// keyboard that keeps failing is set aside); the user lands on the
     /// previous keyboard if it may still start and serve this field, else the system one.
     private func fellBack(from id: String, because reason: String) {
-        if let failed = sessions.remove(id) {
-            document = failed.document
-            if document.buffer.markedRange != nil {  // the preedit stays, as plain text
-                let before = document.buffer
-                document.buffer.unmarkText()
-                onEvent(.edited(.unmarkText, before: before, after: document.buffer))
-            }
-        }
+        if let failed = sessions.remove(id) { document = failed.document }  // its marked text became plain text
         let firstLine = String(reason.split(separator: "\n").first ?? "")
         let now = Date().timeIntervalSince1970
         let settings = try? store.update { $0.recordFailure(of: id, reason: firstLine, at: now) }

@@ -167,7 +167,11 @@ public final class KeyboardSession {
     func fail(_ error: KeyboardFailure) -> KeyboardFailure {
         failure = failure ?? error
         process.kill()
-        document.buffer.commitMarkedText()
+        if document.buffer.markedRange != nil {  // the app keeps the marked text, as plain text
+            let before = document.buffer
+            document.buffer.commitMarkedText()
+            onEdit?(.unmarkText, before)
+        }
         isVisible = false
         events.append(SessionEvent("failed", error.reasonDescription))
         return error

@@ -45,6 +45,9 @@ final class IBusFrontEnd {
     /// The documents this engine produced since the app last told it its text:
     /// surrounding text equal to one of these is an echo arriving late, not a change.
     var recentDocuments: [TextBuffer] = []
+    /// While focus leaves or the field is reset, ibus-daemon commits the preedit itself
+    /// (it is shown in commit mode): the keyboard's document follows without a second commit.
+    var daemonCommitsPreedit = false
 
     init(context: Context, budget: Int) throws {
         self.context = context
@@ -69,6 +72,7 @@ final class IBusFrontEnd {
                 recentDocuments.append(after)
                 if recentDocuments.count > 64 { recentDocuments.removeFirst() }
             }
+            guard !daemonCommitsPreedit else { return }
             for operation in ClientEdit.operations(for: edit, before: before, after: after) {
                 replay(operation, on: engine)
             }
@@ -148,6 +152,10 @@ final class IBusFrontEnd {
         case .failed where manager.active == nil: return false  // the key that broke the keyboard reaches the app
         default:
             handledPresses.insert(keyval)
+            if outcome == .tapped, !notice.isEmpty {  // a keyboard works again: the failure notice goes
+                notice = ""
+                refreshPanel()
+            }
             return true
         }
     }
@@ -160,7 +168,6 @@ final class IBusFrontEnd {
 
     /// Runs an action on the input manager, then shows what the keyboard shows now.
     func act(_ body: () -> Void) {
-        notice = ""
         body()
         refreshPanel()
     }
@@ -220,14 +227,18 @@ final class IBusFrontEnd {
 
     func focusOut(_ engine: UnsafeMutableRawPointer) {
         guard engine == focused else { return }
+        daemonCommitsPreedit = true
         manager.blur()
+        daemonCommitsPreedit = false
         hidePanel(engine)
         focused = nil
     }
 
     func reset(_ engine: UnsafeMutableRawPointer) {
         guard engine == focused else { return }
+        daemonCommitsPreedit = true
         act { manager.commitMarkedText() }
+        daemonCommitsPreedit = false
     }
 
     /// The engine was chosen in the app: `kbhost:ID` makes ID the current keyboard (as `kbhost set`).
@@ -298,7 +309,10 @@ final class IBusFrontEnd {
                 return false
             }
             subscription = channel
-            if event.event == "current", let id = event.identifier { act { manager.follow(current: id) } }
+            if event.event == "current", let id = event.identifier {
+                notice = ""
+                act { manager.follow(current: id) }
+            }
             if event.event == "settings" { act { manager.settingsChanged() } }
         } while subscription?.hasBufferedLine == true
         return true

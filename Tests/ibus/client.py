@@ -167,21 +167,35 @@ def keyval_of(name):
     return IBus.keyval_from_name(name)
 
 
+def process(keyval, code, mask):
+    """ProcessKeyEvent as GTK sends it (asynchronously): what the engine sent
+    before its answer (a commit, say) is applied before the app types the key."""
+    result = {}
+
+    def done(source, res, _data):
+        result["handled"] = source.process_key_event_async_finish(res)
+
+    ic.process_key_event_async(keyval, code, mask, -1, None, done, None)
+    while "handled" not in result:
+        ctx.iteration(True)
+    return result["handled"]
+
+
 def press(keyval, mask=0, release=True, repeat=0):
     code = KEYCODES.get(keyval, 0)
     if keyval < 0x100 and chr(keyval).isupper():
         mask |= IBus.ModifierType.SHIFT_MASK
-    handled = ic.process_key_event(keyval, code, mask)
+    handled = process(keyval, code, mask)
     state["handled"] = bool(handled)
     if not handled:
         app_key(keyval, mask)
     pump(5)
     for _ in range(repeat):
-        if not ic.process_key_event(keyval, code, mask):
+        if not process(keyval, code, mask):
             app_key(keyval, mask)
         pump(5)
     if release:
-        ic.process_key_event(keyval, code, mask | IBus.ModifierType.RELEASE_MASK)
+        process(keyval, code, mask | IBus.ModifierType.RELEASE_MASK)
     pump(10)
 
 

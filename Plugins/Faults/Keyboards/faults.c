@@ -17,11 +17,13 @@ static void hang(void) {
 }
 
 static void layout_with(fault *self, const char *extra_action) {
-    static kbh_key_spec_v1 keys[3];
+    static kbh_key_spec_v1 keys[4];
     keys[0] = (kbh_key_spec_v1){.label = "1", .action = "insertLabel:"};
     keys[1] = (kbh_key_spec_v1){.label = "boom", .role = KBH_ROLE_FUNCTION, .action = "boom"};
     keys[2] = (kbh_key_spec_v1){.label = "x", .action = extra_action};
-    kbh_row_spec_v1 rows[] = {{keys, 3}};
+    /* The fault again, on a key a real keyboard can type (the IBus tests press "!"). */
+    keys[3] = (kbh_key_spec_v1){.label = "!", .action = "boom"};
+    kbh_row_spec_v1 rows[] = {{keys, 4}};
     kbh_layout_v1 layout = {.rows = rows, .row_count = 1};
     self->host->set_layout(self->host->ctx, &layout);
 }
