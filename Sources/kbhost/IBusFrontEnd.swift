@@ -29,6 +29,8 @@ final class IBusFrontEnd {
     var engines: [UnsafeMutableRawPointer: EngineState] = [:]
     var focused: UnsafeMutableRawPointer?
     var subscription: LineChannel?
+    /// The settings' current keyboard when last looked at (without a daemon).
+    var lastSeenCurrent: String?
     /// Keys pressed and handled, so that their releases are handled too.
     var handledPresses: Set<UInt32> = []
     /// The key held down (no release yet), and how many repeats it has sent.
@@ -290,12 +292,42 @@ final class IBusFrontEnd {
 
     // MARK: The daemon's news
 
+    /// Subscribes to the daemon's news; without a daemon (or once it went away), a
+    /// timer looks for one and for changes to the settings every second, so that
+    /// `kbhost next` or `kbhost set` elsewhere reach this engine either way.
     func subscribe() {
-        guard let channel = DaemonClient.subscribe() else { return }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        guard let channel = DaemonClient.subscribe() else {
+            lastSeenCurrent = (try? context.store.load())?.current
+            _ = kbh_ibus_timer(1000, { context in
+                Unmanaged<IBusFrontEnd>.fromOpaque(context!).takeUnretainedValue().checkWithoutDaemon() ? 1 : 0
+            }, me)
+            return
+        }
         subscription = channel
         _ = kbh_ibus_watch(channel.fd, { context in
-            Unmanaged<IBusFrontEnd>.fromOpaque(context!).takeUnretainedValue().daemonNews() ? 1 : 0
-        }, Unmanaged.passUnretained(self).toOpaque())
+            let frontEnd = Unmanaged<IBusFrontEnd>.fromOpaque(context!).takeUnretainedValue()
+            if frontEnd.daemonNews() { return 1 }
+            frontEnd.subscribe()
+            return 0
+        }, me)
+    }
+
+    /// No daemon: follow the settings' current keyboard; true to keep looking.
+    func checkWithoutDaemon() -> Bool {
+        if let channel = DaemonClient.subscribe() {
+            Sys.close(channel.fd)
+            subscribe()
+            return false
+        }
+        let current = (try? context.store.load())?.current
+        if current != lastSeenCurrent, let current {
+            lastSeenCurrent = current
+            notice = ""
+            manager.settingsChanged()
+            if focused != nil { act { manager.follow(current: current) } }  // else the next focus picks it
+        }
+        return true
     }
 
     /// Every event the daemon sent; false when it went away.
@@ -309,7 +341,7 @@ final class IBusFrontEnd {
                 return false
             }
             subscription = channel
-            if event.event == "current", let id = event.identifier {
+            if event.event == "current", let id = event.identifier, focused != nil {  // else the next focus picks it
                 notice = ""
                 act { manager.follow(current: id) }
             }

@@ -282,6 +282,15 @@ struct IBusEngineTests {
         #expect(try world.kbhost("current").out.contains("Calculator"), "the globe key advanced to the next keyboard")
     }
 
+    @Test func withoutADaemonTheEngineFollowsTheSettings() throws {
+        let world = try IBusWorld([["enable", "dev.kbhost.NumberPad", "dev.kbhost.Calculator"], ["set", "dev.kbhost.NumberPad"]])
+        let app = try world.client()
+        #expect(try app.send("type 12").text == "12")
+        #expect(try world.kbhost("set", "dev.kbhost.Calculator").status == 0)
+        _ = try app.send("wait 1500")
+        #expect(try app.send("type 2+3=").text == "125", "Calculator, within a second of `kbhost set`")
+    }
+
     /// Each fault: what the app holds stays, keys pass through, the failure is recorded and shown.
     @Test(arguments: ["CrashOnKey", "HangOnKey", "SpikeOnKey", "GarbageFrameOnKey"])
     func aFailingKeyboardEndsAloneAndTheAppKeepsItsText(_ fault: String) throws {

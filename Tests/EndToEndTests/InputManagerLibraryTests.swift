@@ -58,7 +58,11 @@ struct InputManagerLibraryTests {
         #expect(m.active == nil)
         m.tap("!")
         #expect(m.currentDocument.text == "42!", "the system keyboard types the character itself")
-        #expect(r.events == [.currentChanged("dev.kbhost.Calculator"), .currentChanged(SystemKeyboard.identifier)])
+        let switches = r.events.filter { if case .edited = $0 { false } else { true } }
+        #expect(switches == [.currentChanged("dev.kbhost.Calculator"), .currentChanged(SystemKeyboard.identifier)])
+        // Each keyboard's edits are reported as they happen (a front end whose app holds the text replays them).
+        let edits = r.events.compactMap { if case .edited(let edit, _, let after) = $0 { (edit, after.text) } else { nil } }
+        #expect(edits.map(\.1) == ["4", "42"])
         #expect(m.tap("no-such-key") == .tapped, "the system keyboard has every key")
         try m.globe()
         #expect(m.tap("no-such-key") == .noSuchKey)
