@@ -91,6 +91,10 @@ final class IBusFrontEnd {
 
     func replay(_ operation: ClientEdit, on engine: UnsafeMutableRawPointer) {
         switch operation {
+        case .commit("\n"):
+            // A return key's newline reaches the app as the Return key: a one-line field
+            // activates, a terminal gets Enter (a committed "\n" does neither everywhere).
+            kbh_ibus_forward_key(engine, KeySym.returnKey, KeySym.returnCode, 0)
         case .commit(let text): kbh_ibus_commit(engine, text)
         case .preedit(let text, let cursor): kbh_ibus_preedit(engine, text, UInt32(clamping: cursor))
         case .deleteBackward(let characters):

@@ -119,6 +119,7 @@ struct IBusUninstall: ParsableCommand {
 /// The X keysyms and masks the engine reads (IBus uses X11's values).
 enum KeySym {
     static let backSpace: UInt32 = 0xFF08, backSpaceCode: UInt32 = 14
+    static let returnKey: UInt32 = 0xFF0D, returnCode: UInt32 = 28
     static let left: UInt32 = 0xFF51, leftCode: UInt32 = 105
     static let right: UInt32 = 0xFF53, rightCode: UInt32 = 106
     static let shiftL: UInt32 = 0xFFE1, shiftR: UInt32 = 0xFFE2
@@ -131,7 +132,7 @@ enum KeySym {
     static func name(_ keyval: UInt32) -> String? {
         switch keyval {
         case backSpace: return "delete"
-        case 0xFF0D, 0xFF8D: return "return"
+        case returnKey, 0xFF8D: return "return"
         case 0x20: return "space"
         default:
             let code = kbh_ibus_keyval_to_unicode(keyval)

@@ -217,6 +217,27 @@ struct IBusEngineTests {
         #expect(s.handled == true)
         #expect(s.text == third, "the third candidate's key was tapped: Kana commits it")
         #expect(s.candidates.isEmpty && s.preedit.isEmpty)
+        // A click in the candidate window (the desktop's panel sends it) taps that candidate too.
+        _ = try app.send("panel")
+        _ = try app.send("type kanji")
+        s = try app.send("key space")
+        let second = try #require(s.candidates.dropFirst().first)
+        s = try app.send("click 1")
+        #expect(s.text == third + second, "\(s.text)")
+        // Return with nothing composed is a Return key for the app (a one-line field activates).
+        s = try app.send("key Return")
+        #expect(s.forwarded == ["Return"])
+    }
+
+    @Test func urlAndEmailFieldsTakeOnlyASCIICapableKeyboards() throws {
+        let world = try IBusWorld([["enable", "dev.kbhost.Kana"], ["set", "dev.kbhost.Kana"]])
+        let app = try world.client(purpose: 5)  // GTK_INPUT_PURPOSE_URL
+        var s = try app.send("type ka")
+        #expect(s.handled == false, "Kana is not ASCII-capable: the system keyboard serves a URL field")
+        #expect(s.text == "ka" && s.preedit.isEmpty)
+        _ = try app.send("purpose 0")
+        s = try app.send("type ka")
+        #expect(s.preedit == "か", "an ordinary field is Kana's again")
     }
 
     @Test func englishAutocorrectsOnSpaceAndShortcutsReachTheApp() throws {
