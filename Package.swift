@@ -32,6 +32,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // The plugin ABI: one versioned C header, shared by the worker, the SDK and C plugins.
@@ -81,7 +82,8 @@ let package = Package(
         .target(name: "KBHost", dependencies: ["KBWire", "KBText", "KBSystem"], path: "Sources/KBHost"),
         .executableTarget(name: "kbhost",
                           dependencies: ["KBHost", "KBText", "KBSystem", "KBWire", "CKBSandbox", "CKBIBus",
-                                         .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                                         .product(name: "Logging", package: "swift-log")],
                           path: "Sources/kbhost"),
         .executableTarget(name: "kbhost-bench", dependencies: ["KBHost", "KBSystem", "KBWire", "KBText"],
                           path: "Sources/kbhost-bench"),

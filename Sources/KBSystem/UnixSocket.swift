@@ -57,6 +57,14 @@ public enum UnixSocket {
         return client
     }
 
+    /// Makes blocking reads and writes on `fd` give up (EAGAIN) after this long.
+    public static func setTimeout(_ fd: Int32, milliseconds: Int) {
+        var tv = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
+        for option in [SO_RCVTIMEO, SO_SNDTIMEO] {
+            _ = setsockopt(fd, SOL_SOCKET, option, &tv, socklen_t(MemoryLayout<timeval>.size))
+        }
+    }
+
     /// The uid of the process at the other end (SO_PEERCRED).
     public static func peerUID(_ fd: Int32) -> uid_t? {
         var uid: uid_t = 0

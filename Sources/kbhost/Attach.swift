@@ -41,6 +41,7 @@ final class AttachSession {
     let manager: InputManager
     var status = ""
     var subscription: LineChannel?
+    var lastSubscribeAttempt = Date()
     var running = true
     var budget: Int { manager.budget }
 
@@ -73,6 +74,7 @@ final class AttachSession {
             if let s = subscription { fds.append(pollfd(fd: s.fd, events: Int16(POLLIN), revents: 0)) }
             guard (try? Sys.poll(&fds, timeoutMilliseconds: 1000)) != nil else { continue }
             if fds.count > 1, fds[1].revents != 0 { daemonNews() }
+            if subscription == nil { resubscribe() }
             if fds[0].revents != 0 {
                 let n = input.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
                 if n <= 0 { break }
@@ -83,13 +85,27 @@ final class AttachSession {
         manager.close()
     }
 
+    /// Without a daemon (it went away, was never started, or dropped this
+    /// session for falling behind), looks for one at most once a second and
+    /// catches up with the settings when it is back.
+    func resubscribe() {
+        let now = Date()
+        guard now.timeIntervalSince(lastSubscribeAttempt) >= 1 else { return }
+        lastSubscribeAttempt = now
+        guard let channel = DaemonClient.subscribe() else { return }
+        subscription = channel
+        manager.settingsChanged()
+        if let current = try? context.store.load().current { manager.follow(current: current) }
+        if status.hasPrefix("the daemon went away") { status = "" }
+    }
+
     /// Every event the daemon has sent (one read may bring several lines).
     func daemonNews() {
         repeat {
             guard var channel = subscription, let line = try? channel.receive(),
                   let event = try? JSONDecoder().decode(DaemonReply.self, from: Data(line.utf8)) else {
                 subscription = nil
-                status = "the daemon went away; changes made elsewhere no longer reach this session"
+                status = "the daemon went away; this session reconnects when it is back"
                 return
             }
             subscription = channel

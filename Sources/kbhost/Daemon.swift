@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import KBHost
 import KBSystem
+import Logging
 
 /// Where the daemon listens: KBHOST_RUNTIME_DIR, else $XDG_RUNTIME_DIR/kbhost,
 /// else /tmp/kbhost-UID. The folder is 0700 and the socket 0600.
@@ -26,6 +27,8 @@ struct DaemonRequest: Codable {
         case reload
         /// Send this connection an event whenever the current keyboard changes.
         case subscribe
+        /// End the daemon (`kbhost serve --stop`, `--replace`); it removes its socket.
+        case stop
     }
 
     var request: Kind
@@ -50,31 +53,45 @@ struct DaemonReply: Codable {
     var name: String?
 
     static func refusal(_ why: String) -> DaemonReply {
-        DaemonReply(error: "\(why); the daemon takes only \(DaemonRequest.Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " and ")) requests — settings change only through your own kbhost commands")
+        let kinds = DaemonRequest.Kind.allCases.map { "\"\($0.rawValue)\"" }
+        return DaemonReply(error: "\(why); the daemon takes only \(kinds.dropLast().joined(separator: ", ")) and \(kinds.last!) requests — settings change only through your own kbhost commands")
     }
 }
 
 enum DaemonClient {
+    /// How long a command waits for the daemon before going on without it.
+    static let timeoutMilliseconds = 2000
+
     /// Sends one request to a running daemon and returns its first reply and
-    /// the open channel; nil when none runs, it serves another home, or it refused.
+    /// the open channel; nil when none runs, it serves another home, refused,
+    /// or did not answer in time (then a warning says so: the settings are saved either way).
     private static func request(_ kind: DaemonRequest.Kind, settings: Bool? = nil) -> (LineChannel, DaemonReply)? {
         guard ProcessInfo.processInfo.environment["KBHOST_NO_DAEMON"] == nil,
               let fd = UnixSocket.connect(DaemonPaths.socket) else { return nil }
+        UnixSocket.setTimeout(fd, milliseconds: timeoutMilliseconds)
         var channel = LineChannel(fd: fd)
         let request = DaemonRequest(request: kind, home: SettingsStore.defaultDirectory(), settings: settings)
-        guard let line = try? String(decoding: JSONEncoder().encode(request), as: UTF8.self),
-              (try? channel.send(line)) != nil,
-              let replyLine = try? channel.receive(),
-              let reply = try? JSONDecoder().decode(DaemonReply.self, from: Data(replyLine.utf8)),
+        guard let line = try? String(decoding: JSONEncoder().encode(request), as: UTF8.self) else { return nil }
+        let replyLine: String?
+        do {
+            try channel.send(line)
+            replyLine = try channel.receive()
+        } catch {
+            Sys.close(fd)
+            Console.err("kbhost: warning: the daemon on \(DaemonPaths.socket) did not answer within \(timeoutMilliseconds / 1000) s; "
+                        + "the settings are saved, and attached sessions see the change when it answers again")
+            return nil
+        }
+        guard let replyLine, let reply = try? JSONDecoder().decode(DaemonReply.self, from: Data(replyLine.utf8)),
               reply.ok == true || reply.event != nil else {  // declined, refused, or an older daemon
             Sys.close(fd)
             return nil
         }
+        if kind == .subscribe { UnixSocket.setTimeout(fd, milliseconds: 0) }  // events come when they come
         return (channel, reply)
     }
 
-    /// Tells a running daemon that the settings changed (it re-reads them and
-    /// tells attached sessions); returns once it has. False when none runs.
+    /// Tells a running daemon the settings changed; false if none is running.
     @discardableResult
     static func notify() -> Bool {
         guard let (channel, _) = request(.reload) else { return false }
@@ -86,6 +103,13 @@ enum DaemonClient {
     static func subscribe() -> LineChannel? {
         request(.subscribe, settings: true)?.0
     }
+
+    /// Asks a running daemon to end; false if none answered.
+    static func stop() -> Bool {
+        guard let (channel, _) = request(.stop) else { return false }
+        Sys.close(channel.fd)
+        return true
+    }
 }
 
 struct Serve: ParsableCommand {
@@ -93,17 +117,42 @@ struct Serve: ParsableCommand {
         abstract: "Run the input manager as a daemon: a `next` or `set` reaches every attached session at once.",
         discussion: """
             It listens on KBHOST_RUNTIME_DIR/control (default $XDG_RUNTIME_DIR/kbhost/control), mode 0600, and answers only \
-            its own user. Commands change the settings themselves and then tell it to re-read them; it takes only reload and \
-            subscribe requests.
+            its own user. Commands change the settings themselves and then tell it to re-read them; it takes only reload, \
+            subscribe and stop requests. One slow or stuck client never delays another: a client whose replies pile up \
+            unread (past 256 KiB) is dropped, and subscribers reconnect. It logs to stderr (--log-level). SIGINT, SIGTERM \
+            and `--stop` end it and remove its socket; a socket left by a killed daemon is taken over.
             """)
+
+    @Flag(help: "End the running daemon (it removes its socket) and exit.") var stop = false
+    @Flag(help: "End the running daemon, if any, and take its place.") var replace = false
+    @Option(help: "What to log: trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        if stop && replace { throw ValidationError("--stop and --replace do not go together") }
+    }
 
     func run() throws {
         Sys.ignoreSIGPIPE()
         let directory = DaemonPaths.directory
         let path = DaemonPaths.socket
+        if stop {
+            guard DaemonClient.stop() else { throw exitWithError("no kbhost daemon answers on \(path)", status: Kbhost.Exit.refused) }
+            DaemonServer.waitUntilGone(path)
+            return Console.out("stopped the daemon on \(path)")
+        }
         if let fd = UnixSocket.connect(path) {
             Sys.close(fd)
-            throw exitWithError("a kbhost daemon already listens on \(path)", status: Kbhost.Exit.refused)
+            guard replace else {
+                throw exitWithError("a kbhost daemon already listens on \(path) (`kbhost serve --replace` takes its place)",
+                                    status: Kbhost.Exit.refused)
+            }
+            _ = DaemonClient.stop()
+            guard DaemonServer.waitUntilGone(path) else {
+                throw exitWithError("the daemon on \(path) did not stop within 5 s", status: Kbhost.Exit.refused)
+            }
         }
         do {
             try AtomicFile.makeDirectory(directory)
@@ -113,90 +162,11 @@ struct Serve: ParsableCommand {
         do { listener = try UnixSocket.listen(path) } catch {
             throw exitWithError("cannot listen on \(path): \(error)", status: Kbhost.Exit.refused)
         }
-        Console.err("kbhost serve: listening on \(path) for uid \(getuid()) (settings in \(SettingsStore.defaultDirectory()))")
-        var server = DaemonServer(listener: listener)
+        var logger = Logger(label: "kbhost.serve") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        DaemonServer.removeSocketOnSignals(path)
+        logger.info("listening on \(path) for uid \(getuid()) (settings in \(SettingsStore.defaultDirectory()))")
+        var server = DaemonServer(listener: listener, path: path, logger: logger)
         server.run()
-    }
-}
-
-/// One thread, poll over the listener and the clients; requests are handled in order.
-struct DaemonServer {
-    let listener: Int32
-    var clients: [Int32: [UInt8]] = [:]
-    var subscribers: Swift.Set<Int32> = []
-    /// Subscribers that also hear of every settings change.
-    var settingsSubscribers: Swift.Set<Int32> = []
-    let home = SettingsStore.defaultDirectory()
-    /// The current keyboard as of the last reload: subscribers hear of changes to it.
-    var current: String?
-
-    init(listener: Int32) {
-        self.listener = listener
-        current = try? SettingsStore(directory: home).load().current
-    }
-
-    mutating func run() {
-        while true {
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
-            fds += clients.keys.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            guard (try? Sys.poll(&fds, timeoutMilliseconds: -1)) != nil else { continue }
-            if fds[0].revents != 0, let client = UnixSocket.accept(listener) {
-                if UnixSocket.peerUID(client) == getuid() { clients[client] = [] } else { Sys.close(client) }
-            }
-            for entry in fds.dropFirst() where entry.revents != 0 { serve(entry.fd) }
-        }
-    }
-
-    mutating func drop(_ fd: Int32) {
-        clients[fd] = nil
-        subscribers.remove(fd)
-        settingsSubscribers.remove(fd)
-        Sys.close(fd)
-    }
-
-    mutating func serve(_ fd: Int32) {
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        guard n > 0 else { return drop(fd) }
-        clients[fd, default: []].append(contentsOf: chunk[..<n])
-        while let newline = clients[fd]?.firstIndex(of: 10) {
-            let line = Array(clients[fd]![..<newline])
-            clients[fd]!.removeSubrange(...newline)
-            handle(line, from: fd)
-        }
-        if (clients[fd]?.count ?? 0) > LineChannel.maximumLine { drop(fd) }
-    }
-
-    mutating func handle(_ line: [UInt8], from fd: Int32) {
-        guard let request = try? JSONDecoder().decode(DaemonRequest.self, from: Data(line)) else {
-            Console.err("kbhost serve: refused a request that is neither reload nor subscribe (\(line.count) bytes)")
-            return reply(.refusal("not a request the daemon takes"), to: fd)
-        }
-        guard request.home == home else { return reply(DaemonReply(declined: true), to: fd) }
-        switch request.request {
-        case .subscribe:
-            subscribers.insert(fd)
-            if request.settings == true { settingsSubscribers.insert(fd) }
-            reply(currentEvent() ?? DaemonReply(event: "current"), to: fd)
-        case .reload:
-            let now = try? SettingsStore(directory: home).load().current
-            if let now, now != current, let event = currentEvent() {
-                for subscriber in subscribers { reply(event, to: subscriber) }
-            }
-            for subscriber in settingsSubscribers { reply(DaemonReply(event: "settings"), to: subscriber) }
-            if let now { current = now }
-            reply(DaemonReply(ok: true), to: fd)
-        }
-    }
-
-    func currentEvent() -> DaemonReply? {
-        guard let settings = try? SettingsStore(directory: home).load() else { return nil }
-        let name = (try? Context.make())?.name(settings.current) ?? settings.current
-        return DaemonReply(event: "current", identifier: settings.current, name: name)
-    }
-
-    func reply(_ reply: DaemonReply, to fd: Int32) {
-        guard let data = try? JSONEncoder().encode(reply) else { return }
-        _ = try? Sys.sendAll(fd, Array(data) + [10])
     }
 }

@@ -84,7 +84,7 @@ struct DaemonTests {
             let reply = try d.ask(request)
             #expect(reply["ok"] == nil, "\(request) was carried out")
             let error = reply["error"] as? String ?? ""
-            #expect(error.contains("the daemon takes only \"reload\" and \"subscribe\" requests"), "\(request): \(reply)")
+            #expect(error.contains("the daemon takes only \"reload\", \"subscribe\" and \"stop\" requests"), "\(request): \(reply)")
         }
         // A reload that carries an argv re-reads the settings and runs nothing.
         #expect(try d.ask(["request": "reload", "argv": ["access", "dev.kbhost.Hostile", "on"], "home": home])["ok"] as? Bool == true)

@@ -1,0 +1,212 @@
+import Foundation
+import Glibc
+import KBHost
+import KBSystem
+import Logging
+
+/// The socket path the signal handlers remove (a C string: handlers may not allocate).
+nonisolated(unsafe) private var socketPathForSignals: UnsafeMutablePointer<CChar>?
+
+/// One thread, poll over the listener and the clients, every socket
+/// non-blocking: replies wait in a bounded queue per client, so a client that
+/// stops reading (a suspended `attach`, a hostile script) is dropped instead of
+/// blocking everyone else. Requests are handled in order.
+struct DaemonServer {
+    struct Client {
+        var inbox: [UInt8] = []
+        var outbox: [UInt8] = []
+        var subscriber = false
+        var settings = false
+        var lastActive: Double
+    }
+
+    /// Replies a client may leave unread before it is dropped.
+    static let outboxLimit = 256 << 10
+    /// Connections beyond this are closed at once (each costs a descriptor).
+    static let maximumClients = 900
+    /// A connection that is not a subscriber and sends nothing for this long is closed.
+    static let idleSeconds = 30.0
+
+    let listener: Int32
+    let path: String
+    let logger: Logger
+    var clients: [Int32: Client] = [:]
+    let home = SettingsStore.defaultDirectory()
+    /// The current keyboard as of the last reload: subscribers hear of changes to it.
+    var current: String?
+    /// Failure counts as of the last reload: new failures are logged.
+    var failures: [String: Int] = [:]
+    var running = true
+
+    init(listener: Int32, path: String, logger: Logger) {
+        self.listener = listener
+        self.path = path
+        self.logger = logger
+        let settings = try? SettingsStore(directory: home).load()
+        current = settings?.current
+        failures = settings?.failures.mapValues(\.count) ?? [:]
+    }
+
+    mutating func run() {
+        var limit = rlimit()
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < 1024 {
+            limit.rlim_cur = min(limit.rlim_max, 1024)
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        try? Sys.setNonBlocking(listener)
+        while running {
+            let order = Array(clients.keys)
+            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
+            fds += order.map { fd in
+                pollfd(fd: fd, events: Int16(POLLIN) | (clients[fd]!.outbox.isEmpty ? 0 : Int16(POLLOUT)), revents: 0)
+            }
+            guard (try? Sys.poll(&fds, timeoutMilliseconds: 5000)) != nil else { continue }
+            if fds[0].revents != 0 { acceptAll() }
+            for entry in fds.dropFirst() where entry.revents != 0 && clients[entry.fd] != nil {
+                if entry.revents & Int16(POLLOUT) != 0 { flush(entry.fd) }
+                if clients[entry.fd] != nil, entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { serve(entry.fd) }
+                if !running { break }
+            }
+            dropIdle()
+        }
+        for fd in clients.keys { flush(fd) }
+        unlink(path)
+        logger.info("stopped; removed \(path)")
+    }
+
+    mutating func acceptAll() {
+        while let fd = UnixSocket.accept(listener) {
+            guard UnixSocket.peerUID(fd) == getuid() else {
+                logger.warning("refused a connection from another user")
+                Sys.close(fd)
+                continue
+            }
+            guard clients.count < Self.maximumClients else {
+                logger.warning("refused a connection: \(Self.maximumClients) clients already")
+                Sys.close(fd)
+                continue
+            }
+            try? Sys.setNonBlocking(fd)
+            clients[fd] = Client(lastActive: Self.now)
+            logger.debug("client \(fd) connected (\(clients.count) now)")
+        }
+    }
+
+    static var now: Double { Date().timeIntervalSince1970 }
+
+    mutating func drop(_ fd: Int32, _ why: String? = nil) {
+        guard clients.removeValue(forKey: fd) != nil else { return }
+        if let why { logger.warning("dropped client \(fd): \(why)") } else { logger.debug("client \(fd) left") }
+        Sys.close(fd)
+    }
+
+    mutating func dropIdle() {
+        let now = Self.now
+        for (fd, client) in clients where !client.subscriber && now - client.lastActive > Self.idleSeconds {
+            drop(fd, "sent nothing for \(Int(Self.idleSeconds)) s")
+        }
+    }
+
+    mutating func serve(_ fd: Int32) {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
+        guard n > 0 else { return drop(fd) }
+        clients[fd]?.lastActive = Self.now
+        clients[fd]?.inbox.append(contentsOf: chunk[..<n])
+        while running, let newline = clients[fd]?.inbox.firstIndex(of: 10) {
+            let line = Array(clients[fd]!.inbox[..<newline])
+            clients[fd]!.inbox.removeSubrange(...newline)
+            handle(line, from: fd)
+        }
+        if (clients[fd]?.inbox.count ?? 0) > LineChannel.maximumLine { drop(fd, "a line longer than 1 MiB") }
+    }
+
+    mutating func handle(_ line: [UInt8], from fd: Int32) {
+        guard let request = try? JSONDecoder().decode(DaemonRequest.self, from: Data(line)) else {
+            logger.warning("refused a request that is not one the daemon takes (\(line.count) bytes)")
+            return send(.refusal("not a request the daemon takes"), to: fd)
+        }
+        guard request.home == home else { return send(DaemonReply(declined: true), to: fd) }
+        switch request.request {
+        case .subscribe:
+            clients[fd]?.subscriber = true
+            clients[fd]?.settings = request.settings == true
+            logger.info("client \(fd) subscribed\(request.settings == true ? " (with settings)" : "")")
+            send(currentEvent() ?? DaemonReply(event: "current"), to: fd)
+        case .reload:
+            reload()
+            send(DaemonReply(ok: true), to: fd)
+        case .stop:
+            logger.info("asked to stop by client \(fd)")
+            send(DaemonReply(ok: true), to: fd)
+            running = false
+        }
+    }
+
+    mutating func reload() {
+        let settings = try? SettingsStore(directory: home).load()
+        let now = settings?.current
+        if let now, now != current, let event = currentEvent() {
+            logger.info("current keyboard: \(current ?? "none") → \(now)")
+            for (fd, client) in clients where client.subscriber { send(event, to: fd) }
+        }
+        for (fd, client) in clients where client.settings { send(DaemonReply(event: "settings"), to: fd) }
+        if let now { current = now }
+        for (id, record) in settings?.failures ?? [:] where record.count > failures[id] ?? 0 {
+            logger.warning("keyboard \(id) failed (\(record.count) time(s)\(record.setAside ? ", set aside" : "")): \(record.lastReason)")
+        }
+        if let settings { failures = settings.failures.mapValues(\.count) }
+    }
+
+    func currentEvent() -> DaemonReply? {
+        guard let settings = try? SettingsStore(directory: home).load() else { return nil }
+        let name = (try? Context.make())?.name(settings.current) ?? settings.current
+        return DaemonReply(event: "current", identifier: settings.current, name: name)
+    }
+
+    /// Queues a reply and writes what the socket takes now; a client whose
+    /// unread replies pass the limit is dropped (a subscriber reconnects).
+    mutating func send(_ reply: DaemonReply, to fd: Int32) {
+        guard clients[fd] != nil, let data = try? JSONEncoder().encode(reply) else { return }
+        clients[fd]!.outbox.append(contentsOf: Array(data) + [10])
+        flush(fd)
+        if let waiting = clients[fd]?.outbox.count, waiting > Self.outboxLimit {
+            drop(fd, "it does not read its replies (\(waiting >> 10) KiB waiting)")
+        }
+    }
+
+    mutating func flush(_ fd: Int32) {
+        while let outbox = clients[fd]?.outbox, !outbox.isEmpty {
+            let n = outbox.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n > 0 {
+                clients[fd]!.outbox.removeFirst(n)
+            } else {
+                if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
+                return drop(fd, "its socket failed")
+            }
+        }
+    }
+
+    /// SIGINT, SIGTERM and SIGHUP remove the socket before the daemon ends.
+    static func removeSocketOnSignals(_ path: String) {
+        socketPathForSignals = strdup(path)
+        for signal in [SIGINT, SIGTERM, SIGHUP] {
+            _ = Glibc.signal(signal) { _ in
+                if let path = socketPathForSignals { unlink(path) }
+                _exit(0)
+            }
+        }
+    }
+
+    /// Waits (5 s at most) until nothing listens on `path`; true when it is gone.
+    @discardableResult
+    static func waitUntilGone(_ path: String) -> Bool {
+        for _ in 0..<500 {
+            guard let fd = UnixSocket.connect(path) else { return true }
+            Sys.close(fd)
+            usleep(10_000)
+        }
+        return false
+    }
+}
