@@ -123,6 +123,10 @@ public final class InputManager {
 
     /// The globe key: the next enabled keyboard the field may use, written to the settings.
     public func globe() throws {
+        let restricted = registry.keyboards.allSatisfy { $0.isSystem || InputModes.ineligibility(of: $0, for: field) != nil }
+        guard !restricted else {  // a password field: only the system keyboard, and the user's choice stays
+            return activate(SystemKeyboard.identifier)
+        }
         let settings = try store.update { settings in
             settings.current = InputModes.next(settings, registry: registry, field: field)
         }
@@ -245,7 +249,12 @@ public final class InputManager {
             if session.layout.key(named: target) == nil, target != target.lowercased(),
                session.layout.key(named: target.lowercased()) != nil, session.layout.key(named: "shift") != nil {
                 try session.tap("shift")
-                try session.tap(target.lowercased())
+                // Labels that change with shift show the capital now; others keep the small letter.
+                if session.layout.key(named: target) != nil { try session.tap(target) } else if
+                    session.layout.key(named: target.lowercased()) != nil { try session.tap(target.lowercased()) } else {
+                    try session.tap("shift")  // a miss never leaves shift latched
+                    return .noSuchKey
+                }
                 return .tapped
             }
             try session.tap(target)

@@ -88,3 +88,62 @@ public enum TerminalText {
         return String(out)
     }
 }
+
+// MARK: Width on screen
+
+extension TerminalText {
+    /// Columns a character takes in a terminal: 2 for wide (CJK, emoji), 0 for combining marks.
+    public static func columns(_ character: Character) -> Int {
+        guard let first = character.unicodeScalars.first else { return 0 }
+        switch first.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format: return 0
+        default: break
+        }
+        if character.unicodeScalars.count > 1, character.unicodeScalars.contains(where: { $0.value == 0xFE0F }) { return 2 }
+        if first.properties.isEmojiPresentation { return 2 }
+        switch first.value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+             0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD:
+            return 2
+        default:
+            return 1
+        }
+    }
+
+    /// A line cut to `width` columns with "…" when it is longer; the escape
+    /// sequences it holds (kbhost's own styling) pass through and take no columns.
+    public static func cut(_ line: String, toWidth width: Int) -> String {
+        var used = 0
+        var out = ""
+        var inEscape = false
+        var cutAt: String.Index?
+        for index in line.indices {
+            let c = line[index]
+            if inEscape {
+                out.append(c)
+                if let a = c.asciiValue, (64...126).contains(a), c != "[" { inEscape = false }
+                continue
+            }
+            if c == "\u{1B}" { inEscape = true; out.append(c); continue }
+            let w = columns(c)
+            if used + w > width - 1, cutAt == nil { cutAt = index }
+            if used + w > width {
+                // Too long: keep what fits before the last column, then "…", then only escapes.
+                var kept = ""
+                var escaping = false
+                for d in line[..<cutAt!] {
+                    if escaping || d == "\u{1B}" {
+                        kept.append(d)
+                        if d == "\u{1B}" { escaping = true } else if let a = d.asciiValue, (64...126).contains(a), d != "[" { escaping = false }
+                        continue
+                    }
+                    kept.append(d)
+                }
+                return kept + "…" + "\u{1B}[0m"
+            }
+            used += w
+            out.append(c)
+        }
+        return out
+    }
+}

@@ -9,8 +9,10 @@ struct Attach: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A text field in the terminal, typed into through the current keyboard.",
         discussion: """
-            Typed characters tap the keys with those labels; Backspace, Enter and Space tap delete, \
-            return and space; ←/→ move the cursor (the keyboard gets its selection callbacks); \
+            Typed (or pasted) characters tap the keys with those labels; Backspace, Enter and Space tap delete, \
+            return and space; ←/→ move the cursor, or move between conversion segments while text is marked \
+            (Shift-←/→ shrink and extend the segment); digits choose a conversion candidate. Tab and Shift-Tab move a \
+            highlight over every key and Enter taps it (Esc drops the highlight), so any key can be reached. \
             Ctrl-G is the globe key (the next enabled keyboard); Ctrl-R rotates the device (the keyboard \
             gets viewWillTransition with its new size); Esc or Ctrl-C quits. \
             With `kbhost serve` running, a `kbhost next` anywhere switches this session at once.
@@ -42,6 +44,9 @@ final class AttachSession {
     var status = ""
     var subscription: LineChannel?
     var lastSubscribeAttempt = Date()
+    var input = TerminalInput()
+    /// The key Tab moved to (row, column), tapped by Enter.
+    var highlight: (row: Int, column: Int)?
     var running = true
     var budget: Int { manager.budget }
 
@@ -58,7 +63,7 @@ final class AttachSession {
         manager.onEvent = { [weak self] event in
             guard let self, case .keyboardFailed(_, let reason, let setAside, let landedOn) = event else { return }
             let aside = setAside ? "; set aside until enabled again" : ""
-            status = "⚠ \(reason)\(aside) — switched to \(context.name(landedOn))"
+            status = "⚠ switched to \(context.name(landedOn)): \(reason)\(aside)"
         }
         manager.start()
     }
@@ -68,19 +73,22 @@ final class AttachSession {
 
     func loop() {
         render()
-        var input = [UInt8](repeating: 0, count: 64)
+        var bytes = [UInt8](repeating: 0, count: 4096)
         while running {
             var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)]
             if let s = subscription { fds.append(pollfd(fd: s.fd, events: Int16(POLLIN), revents: 0)) }
-            guard (try? Sys.poll(&fds, timeoutMilliseconds: 1000)) != nil else { continue }
+            // A lone ESC may start an arrow key: wait 50 ms for the rest before calling it Escape.
+            let ready = (try? Sys.poll(&fds, timeoutMilliseconds: input.isWaiting ? 50 : 1000)) ?? 0
+            if ready == 0, input.isWaiting { input.flush().forEach(handle) }
             if fds.count > 1, fds[1].revents != 0 { daemonNews() }
             if subscription == nil { resubscribe() }
             if fds[0].revents != 0 {
-                let n = input.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+                let n = bytes.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
                 if n <= 0 { break }
-                handle(Array(input[..<n]))
+                status = ""
+                for key in input.feed(Array(bytes[..<n])) where running { handle(key) }
             }
-            render()
+            render()  // also after a resize (poll returns early with EINTR) and once a second
         }
         manager.close()
     }
@@ -114,21 +122,57 @@ final class AttachSession {
         } while subscription?.hasBufferedLine == true
     }
 
-    func handle(_ bytes: [UInt8]) {
-        status = ""
-        switch bytes {
-        case [27], [3], [4]: running = false
-        case [7]: globe()
-        case [18]: rotate()
-        case [27, 91, 68]: manager.moveCursor(by: -1)
-        case [27, 91, 67]: manager.moveCursor(by: 1)
-        case [127], [8]: tap("delete")
-        case [13], [10]: tap("return")
-        case [32]: tap("space")
-        default:
-            guard bytes.first.map({ $0 >= 32 }) == true else { return }
-            for character in String(decoding: bytes, as: UTF8.self) { tap(String(character)) }
+    func handle(_ key: TerminalInput.Key) {
+        let marked = currentDocument.buffer.markedRange != nil
+        switch key {
+        case .escape where highlight != nil: highlight = nil
+        case .escape, .control(3), .control(4): running = false
+        case .control(7): globe()
+        case .control(18): rotate()
+        case .tab, .shiftTab: moveHighlight(key == .tab ? 1 : -1)
+        case .enter where highlight != nil: tapHighlighted()
+        case .left where marked && hasKey("id:left"): tap("id:left")
+        case .right where marked && hasKey("id:right"): tap("id:right")
+        case .shiftLeft where marked && hasKey("id:shrink"): tap("id:shrink")
+        case .shiftRight where marked && hasKey("id:extend"): tap("id:extend")
+        case .left, .shiftLeft: manager.moveCursor(by: -1)
+        case .right, .shiftRight: manager.moveCursor(by: 1)
+        case .backspace: tap("delete")
+        case .enter: tap("return")
+        case .space: tap("space")
+        case .character(let c):
+            if let digit = Int(c), digit >= 1, digit <= 9, let candidate = candidateKeys.dropFirst(digit - 1).first {
+                return tap("id:" + candidate.identifier)
+            }
+            tap(c)
+        case .up, .down, .control, .unknown: break
         }
+    }
+
+    func hasKey(_ name: String) -> Bool { active?.layout.key(named: name) != nil }
+
+    /// Conversion candidates on show (keys `candidate.N`), in order.
+    var candidateKeys: [KeyboardLayout.Key] {
+        (active?.layout.rows.joined()).map { $0.filter { $0.identifier.hasPrefix("candidate.") && !$0.label.isEmpty } } ?? []
+    }
+
+    /// Every key a person can tap, row by row (empty slots are skipped).
+    var reachableKeys: [KeyboardLayout.Key] {
+        (active?.layout.rows.joined()).map { $0.filter { !$0.label.isEmpty && $0.action != nil } } ?? []
+    }
+
+    func moveHighlight(_ step: Int) {
+        let keys = reachableKeys
+        guard !keys.isEmpty else { return }
+        let now = highlight.flatMap { h in keys.firstIndex { $0.row == h.row && $0.column == h.column } }
+        let next = now.map { ($0 + step + keys.count) % keys.count } ?? (step > 0 ? 0 : keys.count - 1)
+        highlight = (keys[next].row, keys[next].column)
+    }
+
+    func tapHighlighted() {
+        guard let h = highlight, let key = active?.layout.rows[safe: h.row]?[safe: h.column] else { return highlight = nil }
+        tap(key.identifier.isEmpty ? key.label : "id:" + key.identifier)
+        if active?.layout.rows[safe: h.row]?[safe: h.column] == nil { highlight = nil }  // the layout changed under it
     }
 
     func globe() {
@@ -150,58 +194,8 @@ final class AttachSession {
     }
 
     var currentDocument: TextDocument { manager.currentDocument }
+}
 
-    /// Draws the screen. What the keyboard and its manifest control (the document, the
-    /// name, the display line, the key labels, a failure in the status) is escaped for
-    /// one line each (TerminalText.line): only kbhost's own sequences reach the terminal.
-    func render() {
-        let doc = currentDocument.buffer
-        let entry = context.registry.entry(currentID)
-        let language = TerminalText.line(entry?.manifest.primaryLanguage ?? "")
-        var lines: [String] = []
-        var header = "kbhost attach — \(context.name(currentID)) (\(TerminalText.line(currentID)), \(language))"
-        if let session = active, let footprint = FootprintReader(pid: session.pid)?.read() {
-            let mib = Double(footprint.total) / 1_048_576
-            header += String(format: " · pid %d · %.1f MiB of %d MiB", session.pid, mib, budget >> 20)
-        }
-        lines.append(header)
-        let rule = String(repeating: "─", count: min(Terminal.width(), 100))
-        lines.append(rule)
-        lines.append(" " + AttachSession.show(doc))
-        lines.append(rule)
-        if let session = active {
-            if !session.layout.display.isEmpty { lines.append(" display: \(TerminalText.line(session.layout.display))") }
-            for row in session.layout.rows {
-                lines.append(" " + row.map { "[\(TerminalText.line($0.label))]" }.joined(separator: " "))
-            }
-        } else {
-            lines.append(" System keyboard: type freely")
-        }
-        lines.append(" [🌐 Ctrl-G]")
-        lines.append(rule)
-        lines.append(" type to tap keys · Backspace/Enter/Space · ←/→ move · Ctrl-G next keyboard · Ctrl-R rotate · Esc quits")
-        if !status.isEmpty { lines.append(" " + TerminalText.line(status)) }
-        let screen = "\u{1B}[H\u{1B}[2J" + lines.joined(separator: "\n") + "\n"
-        FileHandle.standardOutput.write(Data(screen.utf8))
-    }
-
-    /// The document with the caret (│), the selection in reverse video and
-    /// marked text underlined; a newline shows as ⏎, other control characters escaped.
-    static func show(_ b: TextBuffer) -> String {
-        var out = ""
-        var offset = 0
-        let caret = b.selection.isEmpty ? b.selection.location : -1
-        for character in b.text {
-            if offset == caret { out += "\u{1B}[1m│\u{1B}[22m" }
-            let inSelection = !b.selection.isEmpty && offset >= b.selection.location && offset < b.selection.end
-            let inMarked = b.markedRange.map { offset >= $0.location && offset < $0.end } ?? false
-            var shown = character == "\n" ? "⏎" : TerminalText.line(String(character))
-            if inMarked { shown = "\u{1B}[4m" + shown + "\u{1B}[24m" }
-            if inSelection { shown = "\u{1B}[7m" + shown + "\u{1B}[27m" }
-            out += shown
-            offset += character.utf16.count
-        }
-        if offset == caret { out += "\u{1B}[1m│\u{1B}[22m" }
-        return out
-    }
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

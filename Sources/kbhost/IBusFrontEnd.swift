@@ -140,6 +140,16 @@ final class IBusFrontEnd {
                 return true
             }
         }
+        // While text is marked, ←/→ move between conversion segments and Shift-←/→ resize one (as ibus-anthy).
+        if keyval == KeySym.left || keyval == KeySym.right, manager.currentDocument.buffer.markedRange != nil {
+            let shifted = state & 1 != 0
+            let name = keyval == KeySym.left ? (shifted ? "id:shrink" : "id:left") : (shifted ? "id:extend" : "id:right")
+            if session.layout.key(named: name) != nil {
+                act { _ = manager.tap(name) }
+                handledPresses.insert(keyval)
+                return true
+            }
+        }
         guard let name = KeySym.name(keyval) else { return false }
         _ = session
         var outcome = InputManager.TapOutcome.tapped

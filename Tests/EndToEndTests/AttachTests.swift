@@ -123,6 +123,62 @@ struct AttachTests {
     }
 }
 
+@Suite("attach reads keys, reaches every key, keeps secrets", .serialized)
+struct AttachInputTests {
+    func world(_ keyboards: String...) throws -> (World, [String: String]) {
+        let w = try World()
+        let env = ["KBHOST_HOME": w.home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!,
+                   "KBHOST_RUNTIME_DIR": w.root + "/run"]
+        _ = try w.run(["enable"] + keyboards, extraEnvironment: env)
+        _ = try w.run(["set", keyboards[0]], extraEnvironment: env)
+        return (w, env)
+    }
+
+    @Test func aPasteTypesEveryCharacterThroughTheKeyboard() throws {
+        let (w, env) = try world("dev.kbhost.English")
+        defer { withExtendedLifetime(w) {} }
+        let t = try PseudoTerminalSession(arguments: ["attach"], environment: env)
+        #expect(t.waitFor("English (dev.kbhost.English"))
+        t.type("we are here")  // one write: the terminal delivers it in one read
+        #expect(t.waitFor("e are here" + AttachTests.caret), "the spaces survive a batch")
+        t.press([127, 127, 27, 91, 68])  // two Backspaces and ← in one read
+        #expect(t.waitFor("e are h" + AttachTests.caret))
+        t.press([27])
+    }
+
+    @Test func tabReachesAnyKeyAndEnterTapsIt() throws {
+        let (w, env) = try world("dev.kbhost.NumberPad")
+        defer { withExtendedLifetime(w) {} }
+        let t = try PseudoTerminalSession(arguments: ["attach"], environment: env)
+        #expect(t.waitFor("Number Pad (dev.kbhost.NumberPad"))
+        t.press([9, 9, 9])  // Tab ×3: 1, 2, 3
+        #expect(t.waitFor("\u{1B}[7m[3]"), "the highlighted key in reverse video")
+        t.press([13])
+        #expect(t.waitFor("3" + AttachTests.caret), "Enter tapped the highlighted key")
+        t.press([27, 91, 90])  // Shift-Tab: back to 2
+        t.press([13])
+        #expect(t.waitFor("32" + AttachTests.caret))
+        t.press([27])  // Esc drops the highlight…
+        #expect(t.waitFor("Tab reaches any key"))
+        t.press([27])  // …and then quits
+        t.process.waitUntilExit()
+    }
+
+    @Test func aSecureFieldIsMaskedAndTheGlobeKeyLeavesTheUsersKeyboardAlone() throws {
+        let (w, env) = try world("dev.kbhost.NumberPad", "dev.kbhost.Calculator")
+        let t = try PseudoTerminalSession(arguments: ["attach", "--secure"], environment: env)
+        #expect(t.waitFor("System"))
+        t.type("pw1")
+        #expect(t.waitFor("•••" + AttachTests.caret), "the password is not shown")
+        #expect(!t.screen.contains("pw1"))
+        t.press([7])  // Ctrl-G in a password field
+        usleep(300_000)
+        t.press([27])
+        t.process.waitUntilExit()
+        #expect(try w.run(["current"], extraEnvironment: env).out.contains("Number Pad"), "the user's current keyboard stays")
+    }
+}
+
 @Suite("attach falls back when a keyboard fails", .serialized)
 struct AttachFallbackTests {
     @Test func aCrashLandsTheUserOnThePreviousKeyboardWithTheTextKept() throws {
