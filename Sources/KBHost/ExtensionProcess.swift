@@ -291,6 +291,8 @@ public final class ExtensionProcess {
 
     /// The peak footprint the governor has seen (nil when not watched).
     public var peakFootprint: Int? { Governor.shared.peak(of: pid) }
+    /// Memory warnings the governor has seen cause for (see `Governor.memoryWarningFraction`).
+    public var memoryWarnings: Int { Governor.shared.warnings(of: pid) }
 
     /// SIGKILL through the pidfd (and to its process group, so nothing it
     /// forked survives it), then reap.

@@ -59,7 +59,17 @@ public final class Governor: @unchecked Sendable {
         var lastUnderBudget: Int64
         var nextSample: Int64 = 0
         var kill: MemoryKill?
+        /// Times the footprint crossed the warning line (`memoryWarningFraction` of the budget).
+        var warnings = 0
+        /// False after a warning until the footprint falls below `memoryWarningRearmFraction`.
+        var armed = true
     }
+
+    /// A keyboard hears didReceiveMemoryWarning once its footprint passes this share of its
+    /// budget, as iOS warns an extension before jetsam ends it; again only after it fell
+    /// below `memoryWarningRearmFraction`. It arrives before the next call the host makes.
+    public static let memoryWarningFraction = 0.8
+    public static let memoryWarningRearmFraction = 0.7
 
     private let state = Mutex<[Int32: Watch]>([:])
     private let wake = DispatchSemaphore(value: 0)
@@ -82,6 +92,9 @@ public final class Governor: @unchecked Sendable {
 
     /// The kill of a watched process, if the governor killed it.
     public func kill(of pid: Int32) -> MemoryKill? { state.withLock { $0[pid]?.kill } }
+
+    /// How many memory warnings a watched process has earned (see `memoryWarningFraction`).
+    public func warnings(of pid: Int32) -> Int { state.withLock { $0[pid]?.warnings ?? 0 } }
 
     /// The peak footprint seen for a watched process.
     public func peak(of pid: Int32) -> Int? { state.withLock { $0[pid]?.peak } }
@@ -133,6 +146,12 @@ public final class Governor: @unchecked Sendable {
             return
         }
         w.lastUnderBudget = now
+        if Double(footprint) >= Double(w.budget) * Governor.memoryWarningFraction {
+            if w.armed { w.warnings += 1 }
+            w.armed = false
+        } else if Double(footprint) < Double(w.budget) * Governor.memoryWarningRearmFraction {
+            w.armed = true
+        }
         let headroom = Double(w.budget - footprint)
         let interval = Int64(headroom / Governor.assumedTouchRate)
         w.nextSample = now + min(max(interval, Governor.shortestInterval), Governor.longestInterval)

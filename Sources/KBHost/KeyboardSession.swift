@@ -11,6 +11,8 @@ public final class KeyboardSession {
     public private(set) var isVisible = false
     /// Set once the keyboard has failed; the session is then closed.
     public private(set) var failure: KeyboardFailure?
+    /// Memory warnings delivered so far (the governor counts the ones due).
+    var memoryWarningsDelivered = 0
     /// The session's clock (nanoseconds): virtual, advanced by gestures and pauses.
     public internal(set) var clockNanoseconds: Int64 = 0
     /// Called when the keyboard asks for the next input mode (the globe key).
@@ -124,6 +126,11 @@ public final class KeyboardSession {
 
     func deliver(_ call: Call, phase: @autoclosure () -> String) throws(KeyboardFailure) {
         if let failure { throw failure }
+        if case .memoryWarning = call {} else if process.memoryWarnings > memoryWarningsDelivered {
+            // Past the warning line since the last call: the keyboard hears it first, as on iOS.
+            memoryWarningsDelivered = process.memoryWarnings
+            try deliver(.memoryWarning, phase: "didReceiveMemoryWarning")
+        }
         let delivery = nextDelivery(call)
         record(call)
         let reply: WorkerMessage

@@ -121,6 +121,12 @@ public final class KeyboardTestDriver {
         try deliver(.transition(width: width, height: height))
     }
 
+    /// didReceiveMemoryWarning, as the real process gets it when its footprint passes 80% of
+    /// its budget (`Governor.memoryWarningFraction`): test that the keyboard lets go of caches.
+    public func simulateMemoryWarning() throws(Failure) {
+        try deliver(.memoryWarning)
+    }
+
     // MARK: Keys
 
     /// Taps a key by label; "space", "return", "delete", "shift", "globe" name roles; "id:X" an identifier.

@@ -33,6 +33,22 @@ struct GovernorTests {
         #expect(failure.description.contains("memory budget of 48.0 MiB"))
     }
 
+    /// iOS warns a keyboard before jetsam ends it; so does kbhost, at 80% of the budget,
+    /// before the next call. A keyboard that empties its cache then lives on.
+    @Test func aMemoryWarningArrivesBeforeTheBudgetAndAKeyboardThatListensSurvives() throws {
+        let s = try session("CacheOnKey", budgetMiB: 40)
+        for _ in 0..<20 {  // 80 MiB of cache in all, 4 MiB a tap: twice the budget
+            try s.tap("1")
+            usleep(30_000)  // time for the governor to sample (it runs on real time)
+        }
+        #expect(s.failure == nil, "\(String(describing: s.failure))")
+        #expect(s.document.text == "kept " + String(repeating: "1", count: 20))
+        let warnings = s.events.filter { $0.name == "didReceiveMemoryWarning" }
+        #expect(warnings.count >= 2, "warned each time it came back over 80%: \(s.events)")
+        #expect(s.events.contains { $0.name == "log" && ($0.detail ?? "").contains("freed") })
+        #expect((s.peakFootprint ?? .max) < 40 << 20)
+    }
+
     @Test func aLeakIsCaughtAfterEnoughTaps() throws {
         let s = try session("LeakOnKey", budgetMiB: 30)
         var taps = 0

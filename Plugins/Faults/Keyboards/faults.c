@@ -292,12 +292,15 @@ static const kbh_class_v1 CrashOnTypedX_class = {
     .name = "CrashOnTypedX", .create = create, .selectors = CrashOnTypedX_selectors, .selector_count = 4,
 };
 
+extern const kbh_class_v1 CacheOnKey_class;  /* cache.c */
+
 static const kbh_class_v1 *const classes[] = {
     &CrashInViewDidLoad_class, &HangInViewDidLoad_class, &HangInCreate_class, &BadLayoutAction_class,
     &CrashOnKey_class, &HangOnKey_class, &ExitOnKey_class, &BadEncoding_class,
     &OversizedFrameOnKey_class, &GarbageFrameOnKey_class,
     &SpikeOnKey_class, &LeakOnKey_class, &SharedMemoryOnKey_class, &CrashInTextWillChange_class,
     &FloodOnKey_class, &ForkOnKey_class, &CrashInAdvance_class, &ThreadsOnKey_class, &ForkThenExitOnKey_class, &CrashOnTypedX_class,
+    &CacheOnKey_class,
 };
 
 static const kbh_plugin_v1 plugin = {
