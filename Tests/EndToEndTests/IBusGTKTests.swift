@@ -1,0 +1,467 @@
+import Foundation
+import Glibc
+import KBHost
+import Testing
+
+/// A desktop in a box: an X server of its own (Xvfb), a private ibus-daemon
+/// that starts kbhost's engine from the component file `kbhost ibus install`
+/// wrote, IBus's own candidate window (ibus-ui-gtk3), and a real GTK 3
+/// application (Tests/ibus/gtk_app.py) with GTK_IM_MODULE=ibus. Keys come from
+/// the X server (xdotool), as a user's do; the app reports what its widgets hold.
+/// Everything it starts is stopped when it goes, whatever the test did.
+final class GTKDesktop {
+    /// The Debian packages these tests need that this machine lacks (scripts/install-deps installs them).
+    static let missing: [String] = {
+        var missing: [String] = []
+        let exists = { (path: String) in FileManager.default.isExecutableFile(atPath: path) }
+        if !exists("/usr/bin/Xvfb") { missing.append("xvfb") }
+        if !exists("/usr/bin/xdotool") { missing.append("xdotool") }
+        if !exists("/usr/bin/ibus-daemon") || !exists("/usr/bin/ibus") { missing.append("ibus") }
+        if immodule == nil { missing.append("ibus-gtk3") }
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        probe.arguments = ["-c", """
+            import sys
+            try:
+                import gi
+            except ImportError:
+                sys.exit(3)
+            try:
+                gi.require_version('Gtk', '3.0')
+            except ValueError:
+                sys.exit(4)
+            """]
+        probe.standardError = FileHandle.nullDevice
+        if (try? probe.run()) == nil {
+            missing += ["python3-gi", "gir1.2-gtk-3.0"]
+        } else {
+            probe.waitUntilExit()
+            switch probe.terminationStatus {
+            case 0: break
+            case 4: missing.append("gir1.2-gtk-3.0")
+            default: missing += ["python3-gi", "gir1.2-gtk-3.0"]
+            }
+        }
+        return missing
+    }()
+    static var skipNote: Comment {
+        Comment(rawValue: "needs the Debian packages \(missing.joined(separator: ", ")) (scripts/install-deps installs them)")
+    }
+    /// GTK 3's IBus input-method module (package ibus-gtk3), wherever the multiarch tree puts it.
+    static let immodule: String? = {
+        let lib = "/usr/lib"
+        let triplets = ((try? FileManager.default.contentsOfDirectory(atPath: lib)) ?? []).map { lib + "/" + $0 } + [lib]
+        return triplets.map { $0 + "/gtk-3.0/3.0.0/immodules/im-ibus.so" }.first { FileManager.default.fileExists(atPath: $0) }
+    }()
+    /// IBus's own panel: the candidate window. Part of package ibus on Debian; without it the test still types.
+    static let panel = "/usr/libexec/ibus-ui-gtk3"
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let appScript = root.appendingPathComponent("Tests/ibus/gtk_app.py").path
+
+    /// One line from the app: what its widgets hold after an event.
+    struct AppState: Decodable, CustomStringConvertible {
+        var event: String
+        var entry: String
+        var text: String
+        var preedit: String
+        var focus: String
+        var window: Int?
+        var frame: [Int]?
+        var selection: [Int]?
+        var path: String?
+        var description: String { "[\(event)] entry \(entry.debugDescription), preedit \(preedit.debugDescription), text \(text.debugDescription), focus \(focus)" }
+    }
+
+    let w: World
+    var env: [String: String] = [:]
+    /// The environment of the X clients: the display, the bus, no accessibility bus, no dconf.
+    var desktopEnv: [String: String] = [:]
+    var started: [Process] = []
+    var display = ""
+    var window = ""
+    var frame: [Int] = []
+    var hasPanel = false
+    let appInput = Pipe(), appOutput = Pipe()
+    var buffer = Data()
+    /// Every line the app sent, in order.
+    var history: [AppState] = []
+    var address: String { "unix:path=" + w.root + "/ibus.sock" }
+
+    /// `setup`: kbhost commands run first (enable, set …); `engine`: the input source the user picks.
+    init(_ setup: [[String]], engine: String = "kbhost") throws {
+        w = try World()
+        // From here on, deinit stops whatever was started, even if a step below throws.
+        env = ["KBHOST_HOME": w.home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!,
+               "KBHOST_RUNTIME_DIR": w.root + "/run", "XDG_CONFIG_HOME": w.root + "/config",
+               "XDG_CACHE_HOME": w.root + "/cache"]
+        for command in setup {
+            let r = try w.run(command, extraEnvironment: env)
+            #expect(r.status == 0, "kbhost \(command.joined(separator: " ")): \(r.err)")
+        }
+        let install = try w.run(["ibus", "install", "--component-dir", w.root + "/component", "--no-environment"],
+                                extraEnvironment: env)
+        try #require(install.status == 0, "\(install.err)")
+
+        try startX()
+        desktopEnv = ProcessInfo.processInfo.environment.merging(env) { $1 }
+        desktopEnv["KBHOST_KEYBOARDS"] = nil
+        desktopEnv.merge(["DISPLAY": display, "IBUS_ADDRESS": address, "NO_AT_BRIDGE": "1", "GSETTINGS_BACKEND": "memory",
+                          "GTK_IM_MODULE": "ibus"]) { $1 }
+        try startDaemon()
+        try startApp()
+        try focusAndChoose(engine)
+    }
+
+    deinit {
+        try? appInput.fileHandleForWriting.close()  // the app quits when its input ends
+        for process in started.reversed() { Self.stop(process) }
+    }
+
+    /// Ends a process: SIGTERM, then SIGKILL after a second (ibus-daemon ignores SIGTERM).
+    static func stop(_ process: Process) {
+        let pid = process.processIdentifier
+        if process.isRunning {
+            kill(pid, process.executableURL?.lastPathComponent == "ibus-daemon" ? SIGKILL : SIGTERM)
+            var waited = 0
+            while process.isRunning && waited < 100 { usleep(10_000); waited += 1 }
+            if process.isRunning { kill(pid, SIGKILL) }
+        }
+        process.waitUntilExit()
+    }
+
+    func start(_ path: String, _ arguments: [String], environment: [String: String]? = nil,
+               output: Any? = FileHandle.nullDevice, log: String? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.environment = environment ?? desktopEnv
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        if let log {
+            _ = FileManager.default.createFile(atPath: w.root + "/" + log, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: w.root + "/" + log)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
+        try process.run()
+        started.append(process)
+        return process
+    }
+
+    /// Xvfb on a display it picks itself (-displayfd): no clash with another X server or test.
+    func startX() throws {
+        let pipe = Pipe()
+        _ = try start("/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", "800x600x24", "-nolisten", "tcp", "-noreset", "-wr"],
+                      environment: ProcessInfo.processInfo.environment, output: pipe)
+        let line = try #require(Self.readLine(pipe.fileHandleForReading, seconds: 10), "Xvfb names its display")
+        display = ":" + line.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The first line from a pipe, within `seconds`.
+    static func readLine(_ handle: FileHandle, seconds: Double) -> String? {
+        let deadline = Date().addingTimeInterval(seconds)
+        var data = Data()
+        while !data.contains(0x0A) {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return nil }
+            var pfd = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, Int32(left * 1000)) > 0 {
+                let chunk = handle.availableData
+                if chunk.isEmpty { return nil }
+                data.append(chunk)
+            }
+        }
+        return String(decoding: data.prefix { $0 != 0x0A }, as: UTF8.self)
+    }
+
+    /// The daemon finds kbhost (the component folder) and IBus's keyboard-layout engines (the system's
+    /// components) that the candidate window's panel insists on; no panel of its own: the test starts one.
+    func startDaemon() throws {
+        var daemonEnv = desktopEnv
+        daemonEnv["IBUS_COMPONENT_PATH"] = w.root + "/component:/usr/share/ibus/component"
+        _ = try start("/usr/bin/ibus-daemon", ["--panel=disable", "--emoji-extension=disable", "--config=disable", "--cache=none",
+                                               "--address=" + address], environment: daemonEnv, log: "daemon.log")
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: w.root + "/ibus.sock") && waited < 500 { usleep(10_000); waited += 1 }
+        try #require(FileManager.default.fileExists(atPath: w.root + "/ibus.sock"), "ibus-daemon listens")
+        if FileManager.default.isExecutableFile(atPath: Self.panel) {
+            _ = try start(Self.panel, [])
+            hasPanel = true
+        }
+    }
+
+    func startApp() throws {
+        let app = Process()
+        app.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        app.arguments = [Self.appScript]
+        app.environment = desktopEnv
+        app.standardInput = appInput
+        app.standardOutput = appOutput
+        _ = FileManager.default.createFile(atPath: w.root + "/app.log", contents: nil)
+        app.standardError = FileHandle(forWritingAtPath: w.root + "/app.log")
+        try app.run()
+        started.append(app)
+        let mapped = try #require(wait("the window is mapped") { $0.event == "mapped" })
+        window = String(try #require(mapped.window))
+        frame = mapped.frame ?? []
+    }
+
+    /// Focus as a user gives it, then the input source: once the app's input context has the focus
+    /// and the engine (`ibus engine` answers for the focused context), keys go through IBus.
+    func focusAndChoose(_ engine: String) throws {
+        try #require(tool("/usr/bin/xdotool", "windowfocus", "--sync", window).status == 0, "xdotool focuses the window")
+        try #require(wait("the entry has the keyboard focus") { $0.event == "focus" && $0.focus == "entry" } != nil)
+        if hasPanel {
+            // The panel picks its first engine (a keyboard layout) when it starts: let it, before choosing.
+            _ = eventually(seconds: 5) { (try? self.ibus("engine").status) == 0 }
+        }
+        // Its status is setxkbmap's (it applies the engine's keyboard layout to the X server), not the choice's.
+        try ibus("engine", engine)
+        let chosen = eventually(seconds: 10) { (try? self.ibus("engine").out) == engine + "\n" }
+        let now = (try? ibus("engine").out) ?? ""
+        try #require(chosen, "the focused input context has the engine \(engine), not \(now); ibus-daemon: \(log("daemon.log"))")
+    }
+
+    // MARK: Tools
+
+    /// Runs a tool to its end (at most `seconds`) and returns its status and output.
+    @discardableResult
+    func tool(_ path: String, _ arguments: String..., seconds: Double = 10) throws -> (status: Int32, out: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.environment = desktopEnv
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(seconds)
+        var data = Data()
+        while true {
+            var pfd = pollfd(fd: out.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, 50) > 0 {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                data.append(chunk)
+            }
+            if Date() > deadline {
+                kill(process.processIdentifier, SIGKILL)
+                Issue.record("\(path) \(arguments.joined(separator: " ")) took more than \(seconds) s")
+                break
+            }
+        }
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// The ibus command line on this desktop's bus: its status and output.
+    @discardableResult
+    func ibus(_ arguments: String...) throws -> (status: Int32, out: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ibus")
+        process.arguments = arguments
+        process.environment = desktopEnv
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// The end of a log this desktop's processes wrote (daemon.log, app.log), for failure messages.
+    func log(_ name: String) -> String {
+        String(((try? String(contentsOfFile: w.root + "/" + name, encoding: .utf8)) ?? "").suffix(800))
+    }
+
+    /// Keys from the X server: `xdotool type` for text, `xdotool key` for named keys.
+    func type(_ text: String) throws { try tool("/usr/bin/xdotool", "type", "--delay", "15", text) }
+    func key(_ names: String...) throws { for name in names { try tool("/usr/bin/xdotool", "key", name) } }
+
+    /// The candidate window (ibus-ui-gtk3's) is on the screen.
+    func candidateWindow() throws -> [Int]? {
+        let found = try tool("/usr/bin/xdotool", "search", "--onlyvisible", "--class", "ibus-ui-gtk3")
+        guard found.status == 0, let id = found.out.split(separator: "\n").first else { return nil }
+        let geometry = try tool("/usr/bin/xdotool", "getwindowgeometry", "--shell", String(id)).out
+        var values: [String: Int] = [:]
+        for line in geometry.split(separator: "\n") {
+            let parts = line.split(separator: "=")
+            if parts.count == 2 { values[String(parts[0])] = Int(parts[1]) }
+        }
+        guard let x = values["X"], let y = values["Y"], let width = values["WIDTH"], let height = values["HEIGHT"] else { return nil }
+        return [x, y, width, height]
+    }
+
+    // MARK: The app
+
+    func send(_ command: String) {
+        appInput.fileHandleForWriting.write(Data((command + "\n").utf8))
+    }
+
+    /// Reads the app's lines until one satisfies `condition` (within `seconds`): that state, or nil
+    /// (and a recorded issue naming what the app held last).
+    func wait(_ what: String, seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
+              _ condition: (AppState) -> Bool) -> AppState? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            while let newline = buffer.firstIndex(of: 0x0A) {
+                let line = buffer[..<newline]
+                buffer = Data(buffer[(newline + 1)...])
+                guard let state = try? JSONDecoder().decode(AppState.self, from: line) else {
+                    Issue.record("the app said: \(String(decoding: line, as: UTF8.self))", sourceLocation: sourceLocation)
+                    continue
+                }
+                history.append(state)
+                if condition(state) { return state }
+            }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { break }
+            var pfd = pollfd(fd: appOutput.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, Int32(min(left, 0.2) * 1000)) > 0 {
+                let chunk = appOutput.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+            }
+        }
+        let log = log("app.log")
+        Issue.record(Comment(rawValue: "waited \(seconds) s for \(what); the app's last state: \(history.last.map(\.description) ?? "none")"
+                                 + (log.isEmpty ? "" : "; its log: \(log)")), sourceLocation: sourceLocation)
+        return nil
+    }
+
+    /// What the app holds now.
+    func state() -> AppState? {
+        send("state")
+        return wait("the app's state") { $0.event == "state" }
+    }
+
+    /// Whether `condition` becomes true within `seconds`, checked every 50 ms.
+    func eventually(seconds: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        repeat {
+            if condition() { return true }
+            usleep(50_000)
+        } while Date() < deadline
+        return false
+    }
+}
+
+@Suite("kbhost ibus in a real GTK 3 app under Xvfb", .serialized,
+       .enabled(if: GTKDesktop.missing.isEmpty, GTKDesktop.skipNote))
+struct IBusGTKTests {
+    /// Where the picture of Kana's preedit and candidates goes: docs/images/ibus-kana.png (README's
+    /// picture) when KBHOST_UPDATE_SCREENSHOTS=1, else the test's own folder (the tree stays clean).
+    static func screenshotPath(_ desktop: GTKDesktop) -> String {
+        ProcessInfo.processInfo.environment["KBHOST_UPDATE_SCREENSHOTS"] == "1"
+            ? GTKDesktop.root.appendingPathComponent("docs/images/ibus-kana.png").path
+            : desktop.w.root + "/ibus-kana.png"
+    }
+
+    @Test func kanaComposesInTheEntryShowsCandidatesAndCommits日本語() throws {
+        let d = try GTKDesktop([["enable", "dev.kbhost.Kana"], ["set", "dev.kbhost.Kana"]])
+        try d.type("nihongo")
+        #expect(d.wait("the preedit にほんご") { $0.preedit == "にほんご" }?.entry == "",
+                "romaji compose in GTK's preedit; nothing is in the entry yet")
+        try d.key("space")
+        #expect(d.wait("the conversion 日本語") { $0.preedit == "日本語" } != nil)
+        var shot = d.frame.count == 4 ? d.frame : [0, 0, 800, 600]
+        if d.hasPanel {
+            var candidates: [Int]?
+            let shown = d.eventually(seconds: 5) {
+                candidates = try? d.candidateWindow()
+                return candidates != nil
+            }
+            #expect(shown, "IBus's candidate window shows Kana's candidates")
+            if let c = candidates, shot.count == 4 {  // the picture: the window and the candidate window
+                let right = max(shot[0] + shot[2], c[0] + c[2]) + 12, bottom = max(shot[1] + shot[3], c[1] + c[3]) + 12
+                shot = [max(0, shot[0] - 12), max(0, shot[1] - 12), 0, 0]
+                shot[2] = min(800, right) - shot[0]
+                shot[3] = min(600, bottom) - shot[1]
+            }
+        }
+        let path = Self.screenshotPath(d)
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        d.send("screenshot \(path) \(shot.map(String.init).joined(separator: " "))")
+        let saved = d.wait("the screenshot") { $0.event == "screenshot" }
+        #expect(saved?.preedit == "日本語", "the picture shows the preedit")
+        let png = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count < 200_000, "\(png.count) bytes")
+
+        try d.key("Return")
+        let committed = d.wait("日本語 in the entry") { $0.entry == "日本語" && $0.preedit == "" }
+        #expect(committed?.entry == "日本語")
+        if d.hasPanel {
+            #expect(d.eventually(seconds: 5) { (try? d.candidateWindow()) == nil }, "the candidate window is gone")
+        }
+
+        // Focus moving to another widget commits what is composed (IBus's commit mode), as iOS does.
+        try d.type("kana")
+        #expect(d.wait("the preedit かな") { $0.preedit == "かな" } != nil)
+        d.send("focus text")
+        #expect(d.wait("かな committed to the entry") { $0.entry == "日本語かな" && $0.preedit == "" } != nil)
+        // The text view is an input context of its own: Kana composes and commits there too.
+        try d.type("desu")
+        try d.key("Return")
+        #expect(d.wait("です in the text view") { $0.text == "です" && $0.preedit == "" }?.entry == "日本語かな")
+    }
+
+    @Test func englishAutocorrectsAndFollowsTheEntrysHints() throws {
+        let d = try GTKDesktop([["enable", "dev.kbhost.English"], ["set", "dev.kbhost.English"]])
+        try d.type("teh ")
+        #expect(d.wait("The ") { $0.entry == "The " } != nil, "autocorrected, and a capital at the start of the field")
+        // Backspace deletes through IBus's surrounding text, in the app's own text.
+        try d.type("helo")
+        try d.key("BackSpace")
+        #expect(d.wait("The hel") { $0.entry == "The hel" } != nil)
+        // GTK_INPUT_HINT_LOWERCASE: no automatic capital.
+        d.send("hints 8")
+        d.send("clear")
+        _ = d.wait("an empty entry") { $0.event == "state" && $0.entry == "" }
+        try d.type("teh ")
+        #expect(d.wait("the ") { $0.entry == "the " } != nil, "the field's hints reach the keyboard")
+        // GTK_INPUT_HINT_NO_SPELLCHECK: no autocorrection either.
+        d.send("hints 2")
+        d.send("clear")
+        _ = d.wait("an empty entry") { $0.event == "state" && $0.entry == "" }
+        try d.type("teh ")
+        #expect(d.wait("Teh ") { $0.entry == "Teh " } != nil)
+    }
+
+    /// Where the engine and a GTK 3 app disagree today. Each expectation is what the app does with
+    /// no input method at all; they fail now, inside withKnownIssue, so the suite passes, and Swift
+    /// Testing fails it the day one of them passes: then move that one out of here.
+    @Test func knownIssuesWithGTK3() throws {
+        let d = try GTKDesktop([["enable", "dev.kbhost.English"], ["set", "dev.kbhost.English"]])
+        d.send("hints 8")  // lowercase: no automatic capitals to account for
+        _ = d.wait("the hints") { $0.event == "state" }
+        try d.type("hello")
+        _ = d.wait("hello") { $0.entry == "hello" }
+        // Return with nothing composed is the app's: a GtkEntry activates (a search box searches, a
+        // dialog's default button fires). The engine takes the key and commits the keyboard's "\n":
+        // the entry gets a newline character and no activate signal.
+        try d.key("Return")
+        _ = d.wait("Return handled") { $0.event == "activate" || $0.entry.hasSuffix("\n") }
+        withKnownIssue("Return is committed as \"\\n\" into the GtkEntry instead of activating it") {
+            #expect(d.history.contains { $0.event == "activate" }, "the entry was activated")
+            #expect(d.state()?.entry == "hello")
+        }
+        // GTK 3 never tells an input method the selection (its surrounding text has a cursor and no
+        // anchor): with the entry's text selected, the keyboard's delete becomes delete_surrounding_text
+        // (-1, 1), which GTK applies before the cursor, leaving the selection; without an input method,
+        // Backspace deletes the selection.
+        d.send("clear")
+        _ = d.wait("an empty entry") { $0.event == "state" && $0.entry == "" }
+        try d.type("abc")
+        _ = d.wait("abc") { $0.entry == "abc" }
+        d.send("select")
+        _ = d.wait("the selection") { $0.event == "state" }
+        try d.key("BackSpace")
+        _ = d.wait("Backspace handled") { $0.entry != "abc" }
+        withKnownIssue("Backspace deletes one character before the cursor (delete_surrounding_text) instead of the selection") {
+            #expect(d.state()?.entry == "")
+        }
+    }
+}
