@@ -50,6 +50,8 @@ final class IBusFrontEnd {
     /// While focus leaves or the field is reset, ibus-daemon commits the preedit itself
     /// (it is shown in commit mode): the keyboard's document follows without a second commit.
     var daemonCommitsPreedit = false
+    /// The operations of the action under way (`act`), replayed together when it ends.
+    var pending: [ClientEdit]?
 
     init(context: Context, budget: Int) throws {
         self.context = context
@@ -75,9 +77,8 @@ final class IBusFrontEnd {
                 if recentDocuments.count > 64 { recentDocuments.removeFirst() }
             }
             guard !daemonCommitsPreedit else { return }
-            for operation in ClientEdit.operations(for: edit, before: before, after: after) {
-                replay(operation, on: engine)
-            }
+            let operations = ClientEdit.operations(for: edit, before: before, after: after)
+            if pending != nil { pending! += operations } else { operations.forEach { replay($0, on: engine) } }
         case .keyboardFailed(let id, let reason, let setAside, let landedOn):
             let aside = setAside ? " It is set aside until enabled again." : ""
             let landing = landedOn == SystemKeyboard.identifier
@@ -184,8 +185,29 @@ final class IBusFrontEnd {
 
     /// Runs an action on the input manager, then shows what the keyboard shows now.
     func act(_ body: () -> Void) {
+        pending = []
         body()
+        let operations = pending ?? []
+        pending = nil
+        if let engine = focused { replay(operations, on: engine) }
         refreshPanel()
+    }
+
+    /// One action's operations. A deletion followed by text in the same action (an
+    /// autocorrection) deletes surrounding text, which the app applies in order with the
+    /// commit; a deletion alone is a forwarded BackSpace, which also deletes the app's
+    /// selection (GTK 3 never tells an input method it has one) — forwarded keys reach
+    /// GTK after the commits of the same action, so they are kept for deletions alone.
+    func replay(_ operations: [ClientEdit], on engine: UnsafeMutableRawPointer) {
+        let deletes = operations.filter { if case .deleteBackward = $0 { true } else { false } }.count
+        let alone = deletes == 1 && operations.count == 1
+        for operation in operations {
+            if alone, case .deleteBackward = operation {
+                kbh_ibus_forward_key(engine, KeySym.backSpace, KeySym.backSpaceCode, 0)
+            } else {
+                replay(operation, on: engine)
+            }
+        }
     }
 
     /// The keyboard's display line as auxiliary text, its candidate and

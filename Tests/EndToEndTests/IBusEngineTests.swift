@@ -252,13 +252,13 @@ struct IBusEngineTests {
         #expect(s.handled == false, "a key the keyboard has no key for goes to the app")
     }
 
-    @Test func deleteUsesSurroundingTextWhenTheAppHasItAndBackSpaceOtherwise() throws {
-        let world = try IBusWorld([["enable", "dev.kbhost.NumberPad"], ["set", "dev.kbhost.NumberPad"]])
+    @Test func aDeleteAloneIsABackSpaceAndADeleteWithTextUsesSurroundingText() throws {
+        let world = try IBusWorld([["enable", "dev.kbhost.NumberPad", "dev.kbhost.English"], ["set", "dev.kbhost.NumberPad"]])
         let rich = try world.client()
         _ = try rich.send("type 123")
         var s = try rich.send("key BackSpace")
         #expect(s.text == "12")
-        #expect(s.deleted == 1 && s.forwarded.isEmpty, "deleted through surrounding text")
+        #expect(s.forwarded == ["BackSpace"], "a delete alone: the app's BackSpace (it also deletes a selection)")
         // NumberPad's ⌫ repeats: a held BackSpace reaches it as repeat events.
         _ = try rich.send("type 3456")
         s = try rich.send("hold BackSpace 3")
@@ -269,6 +269,19 @@ struct IBusEngineTests {
         s = try plain.send("key BackSpace")
         #expect(s.text == "78")
         #expect(s.forwarded == ["BackSpace"], "an app without surrounding text gets a BackSpace, as Keyman does")
+
+        // An autocorrection deletes and types in one action: the deletion goes through the app's
+        // surrounding text, which the app applies in order with the commit.
+        #expect(try world.kbhost("set", "dev.kbhost.English").status == 0)
+        _ = try rich.send("focus_in")
+        _ = try rich.send("wait 1500")
+        _ = try rich.send("settext ")
+        s = try rich.send("type teh ")
+        #expect(s.text == "The ")
+        #expect(s.deleted >= 3 && !s.forwarded.contains("BackSpace"), "deleted \(s.deleted) through surrounding text")
+        let bare = try world.client(surrounding: false)
+        s = try bare.send("type teh ")
+        #expect(s.text == "The ", "without surrounding text the same correction is typed with BackSpaces")
     }
 
     @Test func aPasswordFieldNeverReachesTheKeyboard() throws {

@@ -430,10 +430,9 @@ struct IBusGTKTests {
         #expect(d.wait("Teh ") { $0.entry == "Teh " } != nil)
     }
 
-    /// Where the engine and a GTK 3 app disagree today. Each expectation is what the app does with
-    /// no input method at all; they fail now, inside withKnownIssue, so the suite passes, and Swift
-    /// Testing fails it the day one of them passes: then move that one out of here.
-    @Test func knownIssuesWithGTK3() throws {
+    /// Where an input method and a GTK 3 app easily disagree; each expectation is what the app
+    /// does with no input method at all (both failed with the first engine).
+    @Test func returnActivatesTheEntryAndBackspaceDeletesTheSelection() throws {
         let d = try GTKDesktop([["enable", "dev.kbhost.English"], ["set", "dev.kbhost.English"]])
         d.send("hints 8")  // lowercase: no automatic capitals to account for
         _ = d.wait("the hints") { $0.event == "state" }
@@ -444,10 +443,8 @@ struct IBusGTKTests {
         // the entry gets a newline character and no activate signal.
         try d.key("Return")
         _ = d.wait("Return handled") { $0.event == "activate" || $0.entry.hasSuffix("\n") }
-        withKnownIssue("Return is committed as \"\\n\" into the GtkEntry instead of activating it") {
-            #expect(d.history.contains { $0.event == "activate" }, "the entry was activated")
-            #expect(d.state()?.entry == "hello")
-        }
+        #expect(d.history.contains { $0.event == "activate" }, "the entry was activated")
+        #expect(d.state()?.entry == "hello")
         // GTK 3 never tells an input method the selection (its surrounding text has a cursor and no
         // anchor): with the entry's text selected, the keyboard's delete becomes delete_surrounding_text
         // (-1, 1), which GTK applies before the cursor, leaving the selection; without an input method,
@@ -460,8 +457,6 @@ struct IBusGTKTests {
         _ = d.wait("the selection") { $0.event == "state" }
         try d.key("BackSpace")
         _ = d.wait("Backspace handled") { $0.entry != "abc" }
-        withKnownIssue("Backspace deletes one character before the cursor (delete_surrounding_text) instead of the selection") {
-            #expect(d.state()?.entry == "")
-        }
+        #expect(d.state()?.entry == "", "a delete alone is a forwarded BackSpace: the app deletes its selection")
     }
 }
