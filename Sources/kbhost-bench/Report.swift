@@ -1,20 +1,10 @@
 import Foundation
 import KBSystem
 
-struct LoadRow {
-    var id: String
-    var ours: Samples
-    var oursTeardown: Samples
-    var floor: Samples
-    var floorTeardown: Samples
-    /// The same loads with the sandbox off (KeyboardAccess(sandboxed: false)), interleaved.
-    var unsandboxed: Samples
-    /// The same sandboxed loads taking a prepared spare (spawned, in its namespaces, handshake done), interleaved.
-    var withSpare: Samples
-    var ratio: Double { ours.p50 / floor.p50 }
-    var spareRatio: Double { withSpare.p50 / floor.p50 }
-    /// What the namespaces, seccomp, Landlock and the containers add to a cold load, p50, ms.
-    var sandboxAddedMs: Double { (ours.p50 - unsandboxed.p50) / 1e6 }
+/// One placement's key round trips, and the CPU each side spent per trip.
+struct TapRun {
+    var comparison: Comparison
+    var cpu: (ours: CPUAccount, floor: CPUAccount)
 }
 
 struct MemoryRow {
@@ -58,44 +48,63 @@ struct Report {
         line()
     }
 
-    func tapSection(ours: Samples, floor: Samples, frames: (request: Int, reply: Int), ratio: Double, target: Double,
-                    cpu: (ours: CPUAccount, floor: CPUAccount)) {
+    /// A table of timing rows: name, then samples, p50, p99, mean, min, max (µs or ms).
+    func timingTable(_ rows: [(String, Samples)], nameWidth: Int, milliseconds: Bool = false) {
+        let unit = milliseconds ? "ms" : "µs", scale = milliseconds ? 1e6 : 1e3, decimals = milliseconds ? 3 : 2
+        line("   " + pad("", nameWidth) + lpad("samples", 9) + lpad("p50 \(unit)", 10) + lpad("p99 \(unit)", 10)
+             + lpad("mean \(unit)", 10) + lpad("min \(unit)", 10) + lpad("max \(unit)", 10))
+        for (name, s) in rows {
+            line("   " + pad(name, nameWidth) + lpad("\(s.count)", 9) + lpad(f(s.p50 / scale, decimals), 10)
+                 + lpad(f(s.p99 / scale, decimals), 10) + lpad(f(s.mean / scale, decimals), 10)
+                 + lpad(f(s.min / scale, decimals), 10) + lpad(f(s.max / scale, decimals), 10))
+        }
+    }
+
+    /// The ratio lines of a comparison: the block median (the figure to quote) and its spread, the pooled p50s' ratio.
+    func ratioLines(_ c: Comparison, target: Double, what: String = "blocks") {
+        line("   kbhost/floor per block (\(c.placement)): \(c.ratios.summary)   target ≤ \(f(target, 1))×: \(verdict(c.ratios.median <= target))")
+        line("   (ratio of the pooled p50s: \(f(c.pooledRatio, 2))×)")
+    }
+
+    func tapSection(_ runs: [TapRun], frames: (request: Int, reply: Int), target: Double) {
         line("1. Key round trip (dev.kbhost.NumberPad, tap \"1\": frame → libffi action → insertText → reply → document)")
         line("   request frame \(frames.request) B, reply frame \(frames.reply) B; floor: raw socketpair ping-pong of \(frames.request) B with kbhost-floor echo")
-        line("   " + pad("", 10) + lpad("samples", 9) + lpad("p50 µs", 10) + lpad("p99 µs", 10) + lpad("mean µs", 10)
-             + lpad("min µs", 10) + lpad("max µs", 10))
-        for (name, s) in [("kbhost", ours), ("floor", floor)] {
-            line("   " + pad(name, 10) + lpad("\(s.count)", 9) + lpad(f(s.p50 / 1000, 2), 10) + lpad(f(s.p99 / 1000, 2), 10)
-                 + lpad(f(s.mean / 1000, 2), 10) + lpad(f(s.min / 1000, 2), 10) + lpad(f(s.max / 1000, 2), 10))
+        line("   alternating blocks of \(runs.first.map { $0.comparison.ours.count / max(1, $0.comparison.ratios.count) } ?? 0) taps (ABBA), unpinned, then host, worker and echo all on one CPU")
+        timingTable(runs.flatMap { run in
+            [("kbhost, \(run.comparison.placement)", run.comparison.ours), ("floor, \(run.comparison.placement)", run.comparison.floor)]
+        }, nameWidth: 26)
+        for run in runs {
+            line("   CPU per round trip (µs), \(run.comparison.placement): kbhost host \(f(run.cpu.ours.selfPerTrip / 1000, 2)) + worker \(f(run.cpu.ours.childPerTrip / 1000, 2));"
+                 + " floor bench \(f(run.cpu.floor.selfPerTrip / 1000, 2)) + echo \(f(run.cpu.floor.childPerTrip / 1000, 2))")
         }
-        line("   CPU per round trip (µs): kbhost host \(f(cpu.ours.selfPerTrip / 1000, 2)) + worker \(f(cpu.ours.childPerTrip / 1000, 2));"
-             + " floor bench \(f(cpu.floor.selfPerTrip / 1000, 2)) + echo \(f(cpu.floor.childPerTrip / 1000, 2))")
-        line("   p50 ratio kbhost/floor: \(f(ratio, 2))×   target ≤ \(f(target, 1))× floor: \(verdict(ratio <= target))")
+        for run in runs { ratioLines(run.comparison, target: target) }
         line()
     }
 
     func loadSection(_ rows: [LoadRow], target: Double) {
         line("2. Cold load (KeyboardSession init + appear() → viewDidAppear; floor: spawn kbhost-floor dlopen PATH → 'r')")
-        line("   close() / floor close+reap timed apart, not in the load figure")
-        line("   " + pad("keyboard", 24) + lpad("samples", 8) + lpad("p50 ms", 9) + lpad("p99 ms", 9) + lpad("mean ms", 9)
-             + lpad("floor p50", 11) + lpad("floor p99", 11) + lpad("ratio", 8) + lpad("close ms", 10) + lpad("floor close", 13))
+        line("   load by load: sandboxed, unsandboxed, floor, with a spare; ratios per block of \(rows.first.map { $0.ours.count / max(1, $0.ratios.count) } ?? 0) loads;"
+             + " close() / floor close+reap timed apart")
+        line("   " + pad("keyboard", 24) + pad("placement", 19) + lpad("p50 ms", 8) + lpad("p99 ms", 8)
+             + lpad("floor p50", 10) + lpad("floor p99", 10) + lpad("spare p50", 10) + lpad("unsandb.", 9)
+             + lpad("close ms", 9) + lpad("floor close", 12))
         for r in rows {
-            line("   " + pad(r.id, 24) + lpad("\(r.ours.count)", 8) + lpad(f(r.ours.p50 / 1e6, 3), 9)
-                 + lpad(f(r.ours.p99 / 1e6, 3), 9) + lpad(f(r.ours.mean / 1e6, 3), 9)
-                 + lpad(f(r.floor.p50 / 1e6, 3), 11) + lpad(f(r.floor.p99 / 1e6, 3), 11) + lpad(f(r.ratio, 2) + "×", 8)
-                 + lpad(f(r.oursTeardown.p50 / 1e6, 3), 10) + lpad(f(r.floorTeardown.p50 / 1e6, 3), 13))
+            line("   " + pad(r.id, 24) + pad("\(r.placement)", 19) + lpad(f(r.ours.p50 / 1e6, 3), 8)
+                 + lpad(f(r.ours.p99 / 1e6, 3), 8) + lpad(f(r.floor.p50 / 1e6, 3), 10) + lpad(f(r.floor.p99 / 1e6, 3), 10)
+                 + lpad(f(r.withSpare.p50 / 1e6, 3), 10) + lpad(f(r.unsandboxed.p50 / 1e6, 3), 9)
+                 + lpad(f(r.oursTeardown.p50 / 1e6, 3), 9) + lpad(f(r.floorTeardown.p50 / 1e6, 3), 12))
         }
+        line("   kbhost/floor per block, a fresh process (target ≤ \(f(target, 0))×):")
         for r in rows {
-            line("   \(r.id): p50 ratio \(f(r.ratio, 2))×   target ≤ \(f(target, 0))× floor: \(verdict(r.ratio <= target))")
+            line("   \(pad(r.id, 24)) \(pad("\(r.placement)", 18)) \(r.ratios.summary): \(verdict(r.ratios.median <= target))")
         }
-        line("   taking a prepared spare (spawned, in its namespaces, handshake done; attach, the daemon and stress keep one):")
+        line("   kbhost/floor per block, taking a prepared spare (spawned, in its namespaces, handshake done; attach, the daemon, stress and ibus keep one):")
         for r in rows {
-            line("   \(pad(r.id, 24)) p50 \(f(r.withSpare.p50 / 1e6, 3)) ms, p99 \(f(r.withSpare.p99 / 1e6, 3)) ms: "
-                 + "ratio \(f(r.spareRatio, 2))×   target ≤ \(f(target, 0))× floor: \(verdict(r.spareRatio <= target))")
+            line("   \(pad(r.id, 24)) \(pad("\(r.placement)", 18)) \(r.spareRatios.summary): \(verdict(r.spareRatios.median <= target))")
         }
         line("   the sandbox (namespaces, root, seccomp, Landlock, containers) against the same load without it, p50:")
         for r in rows {
-            line("   \(pad(r.id, 24)) sandboxed \(f(r.ours.p50 / 1e6, 3)) ms, unsandboxed \(f(r.unsandboxed.p50 / 1e6, 3)) ms: "
+            line("   \(pad(r.id, 24)) \(pad("\(r.placement)", 18)) sandboxed \(f(r.ours.p50 / 1e6, 3)) ms, unsandboxed \(f(r.unsandboxed.p50 / 1e6, 3)) ms: "
                  + "\(f(r.sandboxAddedMs, 3)) ms added")
         }
         line()

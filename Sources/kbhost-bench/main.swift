@@ -56,7 +56,7 @@ func machineContext() -> [String: Any] {
 let tapKeyboard = "dev.kbhost.NumberPad"
 let loadKeyboards = ["dev.kbhost.NumberPad", "dev.kbhost.Calculator"]
 let memoryKeyboards = ["dev.kbhost.NumberPad", "dev.kbhost.Calculator", "dev.kbhost.Science"]
-let tapBlock = 500
+let tapBlock = 500, loadBlock = 5
 let tapRatioTarget = 1.5, loadRatioTarget = 2.0, privateDirtyTargetKiB = 1024
 
 func run() throws {
@@ -78,89 +78,77 @@ func run() throws {
                                "options": ["taps": options.taps, "warmup_taps": options.warmupTaps,
                                            "loads": options.loads, "warmup_loads": options.warmupLoads]]
 
-    // 1. Key round trip.
+    // 1. Key round trip: kbhost and the floor in alternating blocks, the ratio block by block,
+    // once as the scheduler places the processes and once with all of them on one CPU.
     let frames = tapFrameSizes()
-    out.progress("key round trip: \(options.warmupTaps) + \(options.taps) taps …")
-    // Ours and the floor alternate in blocks, so that drift in the machine's state hits both alike.
+    let tapPairs = max(1, options.taps / tapBlock), tapBlockSize = min(options.taps, tapBlock)
+    out.progress("key round trip: \(options.warmupTaps) + \(tapPairs) × \(tapBlockSize) taps each side, unpinned, then pinned …")
     let runner = try TapRunner(keyboard: try keyboard(tapKeyboard), installation: installation, key: "1")
     let pingPong: PingPong
     do { pingPong = try PingPong(floorPath: floorPath, messageBytes: frames.request) } catch { runner.finish(); throw error }
     defer { runner.finish(); pingPong.finish() }  // also on the way out of a failure below
     _ = try runner.block(options.warmupTaps)
     _ = try pingPong.block(options.warmupTaps)
-    var oursSamples: [Int64] = [], floorSamples: [Int64] = []
-    var oursCPU = CPUAccount(), floorCPU = CPUAccount()
-    var remaining = options.taps
-    while remaining > 0 {
-        let n = min(remaining, tapBlock)
-        oursSamples += try oursCPU.measure(child: runner.session.pid, roundTrips: n) { try runner.block(n) }
-        floorSamples += try floorCPU.measure(child: pingPong.pid, roundTrips: n) { try pingPong.block(n) }
-        remaining -= n
+    var tapRuns: [TapRun] = []
+    for placement in Placement.both() {
+        var oursCPU = CPUAccount(), floorCPU = CPUAccount()
+        let comparison = try CPUPinning.with(placement) {
+            _ = try runner.block(tapBlockSize / 2)  // settle where the placement put them
+            _ = try pingPong.block(tapBlockSize / 2)
+            return try Comparison.interleaved(placement, pairs: tapPairs, ours: {
+                try oursCPU.measure(child: runner.session.pid, roundTrips: tapBlockSize) { try runner.block(tapBlockSize) }
+            }, floor: {
+                try floorCPU.measure(child: pingPong.pid, roundTrips: tapBlockSize) { try pingPong.block(tapBlockSize) }
+            })
+        }
+        tapRuns.append(TapRun(comparison: comparison, cpu: (oursCPU, floorCPU)))
     }
-    let taps = (samples: Samples(oursSamples), memoryAfter: runner.memory)
-    let echo = Samples(floorSamples)
+    let tapMemoryAfter = runner.memory
+    let tapCount = options.warmupTaps + Placement.both().count * (tapBlockSize / 2 + tapPairs * tapBlockSize)
     runner.finish()
     pingPong.finish()
-    let tapRatio = taps.samples.p50 / echo.p50
-    out.tapSection(ours: taps.samples, floor: echo, frames: frames, ratio: tapRatio, target: tapRatioTarget,
-                   cpu: (oursCPU, floorCPU))
-    var tapJSON: [String: Any] = ["keyboard": tapKeyboard, "key": "1", "ours": taps.samples.jsonMicroseconds(),
-                                  "floor": echo.jsonMicroseconds(), "request_frame_bytes": frames.request,
+    out.tapSection(tapRuns, frames: frames, target: tapRatioTarget)
+    let firstTap = tapRuns[0].comparison
+    var tapJSON: [String: Any] = ["keyboard": tapKeyboard, "key": "1", "ours": firstTap.ours.jsonMicroseconds(),
+                                  "floor": firstTap.floor.jsonMicroseconds(), "request_frame_bytes": frames.request,
                                   "reply_frame_bytes": frames.reply, "floor_message_bytes": frames.request,
-                                  "ratio_p50": (tapRatio * 1000).rounded() / 1000, "target_ratio": tapRatioTarget,
-                                  "met": tapRatio <= tapRatioTarget,
-                                  "cpu": ["ours": oursCPU.json(), "floor": floorCPU.json()]]
-    if let m = taps.memoryAfter { tapJSON["worker_memory_after_taps"] = memoryJSON(m) }
+                                  "ratio_p50": (firstTap.pooledRatio * 1000).rounded() / 1000, "target_ratio": tapRatioTarget,
+                                  "met": tapRuns.allSatisfy { $0.comparison.ratios.median <= tapRatioTarget },
+                                  "cpu": ["ours": tapRuns[0].cpu.ours.json(), "floor": tapRuns[0].cpu.floor.json()],
+                                  "placements": Dictionary(uniqueKeysWithValues: tapRuns.map { run in
+                                      var j = run.comparison.json()
+                                      j["cpu_per_trip"] = ["ours": run.cpu.ours.json(), "floor": run.cpu.floor.json()]
+                                      return (run.comparison.placement.key, j)
+                                  })]
+    if let m = tapMemoryAfter { tapJSON["worker_memory_after_taps"] = memoryJSON(m) }
     json["key_round_trip"] = tapJSON
 
-    // 2. Cold load. Containers go in a throwaway KBHOST_HOME.
+    // 2. Cold load, load by load interleaved (kbhost sandboxed, unsandboxed, the floor, kbhost
+    // taking a spare), the ratio per block of loads; unpinned, then pinned. Containers go in a throwaway KBHOST_HOME.
     let benchHome = NSTemporaryDirectory() + "kbhost-bench-\(getpid())"
     defer { try? FileManager.default.removeItem(atPath: benchHome) }
-    var loadJSON: [String: Any] = [:]
+    var loadJSON: [String: [String: Any]] = [:]
     var loadRows: [LoadRow] = []
-    for id in loadKeyboards {
-        out.progress("cold load \(id): \(options.warmupLoads) + \(options.loads) loads …")
-        let k = try keyboard(id)
-        // Ours and the floor alternate, load by load.
-        var ours: (load: [Int64], teardown: [Int64]) = ([], []), floor: (load: [Int64], teardown: [Int64]) = ([], [])
-        var bare: [Int64] = [], spared: [Int64] = []
-        var spareConfiguration = installation.processConfiguration
-        spareConfiguration.keepSpare = true
-        // The spare kind is the configuration as KeyboardSession launches it: sandboxed, and without
-        // open access in a network namespace of its own. Waiting on any other kind waits the full second.
-        spareConfiguration.privateNetwork = true
-        // As the CLI runs keyboards: sandboxed, with a container; against the same without the sandbox.
-        let sandboxed = KeyboardAccess(home: benchHome)
-        let unsandboxed = KeyboardAccess(home: benchHome, sandboxed: false)
-        for i in 0..<(options.warmupLoads + options.loads) {
-            let o = try coldLoad(keyboard: k, configuration: installation.processConfiguration, access: sandboxed)
-            let u = try coldLoad(keyboard: k, configuration: installation.processConfiguration, access: unsandboxed)
-            let f = try floorColdLoad(floorPath: floorPath, pluginPath: k.libraryPath)
-            var waited = 0
-            while !SpareProcesses.shared.isReady(like: spareConfiguration) && waited < 1000 { usleep(1000); waited += 1 }
-            let p = try coldLoad(keyboard: k, configuration: spareConfiguration, access: sandboxed)
-            guard i >= options.warmupLoads else { continue }
-            spared.append(p.load)
-            ours.load.append(o.load); ours.teardown.append(o.teardown)
-            bare.append(u.load)
-            floor.load.append(f.load); floor.teardown.append(f.teardown)
+    for placement in Placement.both() {
+        for id in loadKeyboards {
+            out.progress("cold load \(id), \(placement): \(options.warmupLoads) + \(options.loads) loads …")
+            let k = try keyboard(id)
+            let row = try CPUPinning.with(placement) {
+                try measureColdLoads(keyboard: k, installation: installation, floorPath: floorPath, home: benchHome,
+                                     warmup: options.warmupLoads, loads: options.loads, block: min(loadBlock, options.loads),
+                                     placement: placement)
+            }
+            SpareProcesses.shared.drain()
+            loadRows.append(row)
+            var j = row.json(target: loadRatioTarget)
+            if case .unpinned = placement {
+                j["library"] = k.libraryPath
+                loadJSON[id] = j
+            } else {
+                loadJSON[id]?[placement.key] = j
+            }
         }
-        let row = LoadRow(id: id, ours: Samples(ours.load), oursTeardown: Samples(ours.teardown),
-                          floor: Samples(floor.load), floorTeardown: Samples(floor.teardown), unsandboxed: Samples(bare),
-                          withSpare: Samples(spared))
-        loadRows.append(row)
-        loadJSON[id] = ["library": k.libraryPath, "ours": row.ours.jsonMilliseconds(),
-                        "ours_close": row.oursTeardown.jsonMilliseconds(), "floor": row.floor.jsonMilliseconds(),
-                        "floor_close": row.floorTeardown.jsonMilliseconds(),
-                        "ratio_p50": (row.ratio * 1000).rounded() / 1000, "target_ratio": loadRatioTarget,
-                        "met": row.ratio <= loadRatioTarget,
-                        "unsandboxed": row.unsandboxed.jsonMilliseconds(),
-                        "with_spare": row.withSpare.jsonMilliseconds(),
-                        "with_spare_ratio_p50": (row.spareRatio * 1000).rounded() / 1000,
-                        "with_spare_met": row.spareRatio <= loadRatioTarget,
-                        "sandbox_added_ms_p50": (row.sandboxAddedMs * 1000).rounded() / 1000]
     }
-    SpareProcesses.shared.drain()
     out.loadSection(loadRows, target: loadRatioTarget)
     json["cold_load"] = loadJSON
 
@@ -177,7 +165,7 @@ func run() throws {
                        "target_private_dirty_kib_below": privateDirtyTargetKiB,
                        "met": ours.privateDirtyBytes / 1024 < privateDirtyTargetKiB]
     }
-    out.memorySection(memoryRows, afterTaps: taps.memoryAfter, tapCount: options.warmupTaps + options.taps,
+    out.memorySection(memoryRows, afterTaps: tapMemoryAfter, tapCount: tapCount,
                       targetKiB: privateDirtyTargetKiB)
     json["memory"] = memJSON
 
