@@ -13,13 +13,16 @@
          One input context on the ibus-daemon at IBUS_ADDRESS, focused, with the
          capabilities of a plain text field (no surrounding text). Commands on
          stdin, one a line; one answer line each on stdout:
-           engine NAME        choose the engine; waits until the daemon reports it → "ok"
+           engine NAME        choose the engine (unless it is the one chosen); waits
+                              until the daemon reports it → "ok"
            keys N WARMUP [K]  WARMUP untimed keys, then N timed ones, each a press
                               and a release of keyval K (default '1'): the time
                               from sending the press until its commit arrives
                               → "samples NS NS …" (nanoseconds)
            quit
-         Any failure → "error MESSAGE", and the client exits 1. */
+         Any failure → "error MESSAGE", and the client exits 1. With KBHOST_BENCH_DEBUG
+         set, it logs commands, presses and commits on stderr (kbhost-bench then keeps
+         its IBus folder, with that log, in the temporary directory). */
 #include <ibus.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +88,9 @@ static int run_engine(int by_daemon) {
 /* ---- the client ---- */
 
 static IBusInputContext *context;
-static int commits, replies, failed;
+static int commits, replies, failed, unhandled;
+/* KBHOST_BENCH_DEBUG set: commands, presses and commits logged on stderr, with times (µs). */
+static int debug;
 
 static gint64 now_ns(void) {
     struct timespec t;
@@ -94,17 +99,20 @@ static gint64 now_ns(void) {
 }
 
 static void on_commit(IBusInputContext *ic, IBusText *text, gpointer data) {
-    (void)ic; (void)text; (void)data;
+    (void)ic; (void)data;
+    if (debug) fprintf(stderr, "client %lld commit %s\n", (long long)g_get_monotonic_time(), ibus_text_get_text(text));
     commits++;
 }
 
 static void on_reply(GObject *source, GAsyncResult *result, gpointer data) {
     (void)data;
     GError *error = NULL;
-    ibus_input_context_process_key_event_async_finish(IBUS_INPUT_CONTEXT(source), result, &error);
+    gboolean handled = ibus_input_context_process_key_event_async_finish(IBUS_INPUT_CONTEXT(source), result, &error);
     if (error) {
         failed = 1;
         g_error_free(error);
+    } else if (!handled) {
+        unhandled++;
     }
     replies++;
 }
@@ -126,6 +134,7 @@ static gint64 key(guint keyval, guint keycode) {
     int c = commits, r = replies;
     gint64 deadline = now_ns() + 5 * (gint64)1000000000;
     gint64 start = now_ns();
+    if (debug) fprintf(stderr, "client %lld press\n", (long long)g_get_monotonic_time());
     ibus_input_context_process_key_event_async(context, keyval, keycode, 0, -1, NULL, on_reply, NULL);
     if (!wait_for(&commits, c + 1, deadline)) return -1;
     gint64 elapsed = now_ns() - start;
@@ -135,14 +144,22 @@ static gint64 key(guint keyval, guint keycode) {
     return elapsed;
 }
 
+static int current_engine_is(const char *name) {
+    IBusEngineDesc *desc = ibus_input_context_get_engine(context);
+    int same = desc && strcmp(ibus_engine_desc_get_name(desc), name) == 0;
+    if (desc) g_object_unref(desc);
+    return same;
+}
+
+/* Choosing the engine the context has already is a no-op here: ibus-daemon would
+   replace it with a new instance of itself, and keys sent meanwhile reach the old
+   one, which takes them while its commits are dropped. */
 static int set_engine(const char *name) {
+    if (current_engine_is(name)) return 1;
     ibus_input_context_set_engine(context, name);
     gint64 deadline = now_ns() + 30 * (gint64)1000000000;
     while (now_ns() < deadline) {
-        IBusEngineDesc *desc = ibus_input_context_get_engine(context);
-        int done = desc && strcmp(ibus_engine_desc_get_name(desc), name) == 0;
-        if (desc) g_object_unref(desc);
-        if (done) return 1;
+        if (current_engine_is(name)) return 1;
         gint64 pause = now_ns() + 10000000;
         while (now_ns() < pause) g_main_context_iteration(NULL, TRUE);
     }
@@ -156,6 +173,7 @@ static int fail(const char *message) {
 }
 
 static int run_client(void) {
+    debug = getenv("KBHOST_BENCH_DEBUG") != NULL;
     ibus_init();
     IBusBus *bus = ibus_bus_new();
     if (!ibus_bus_is_connected(bus)) return fail("no ibus-daemon at IBUS_ADDRESS");
@@ -171,6 +189,7 @@ static int run_client(void) {
     char line[256];
     while (fgets(line, sizeof line, stdin)) {
         line[strcspn(line, "\n")] = 0;
+        if (debug) fprintf(stderr, "client %lld command %s\n", (long long)g_get_monotonic_time(), line);
         if (strncmp(line, "engine ", 7) == 0) {
             if (!set_engine(line + 7)) return fail("the daemon did not switch to the engine");
             printf("ok\n");
@@ -181,8 +200,16 @@ static int run_client(void) {
             guint keycode = keyval >= '1' && keyval <= '9' ? (guint)(keyval - '1' + 2) : 0;  /* evdev KEY_1 … */
             gint64 *samples = g_new(gint64, n);
             for (long i = 0; i < warmup + n; i++) {
+                int c = commits, r = replies, u = unhandled;
                 gint64 t = key((guint)keyval, keycode);
-                if (t < 0) return fail("no commit within 5 s (or the call failed)");
+                if (t < 0) {
+                    char message[200];
+                    snprintf(message, sizeof message, "key %ld of %ld: %s within 5 s", i + 1, warmup + n,
+                             failed ? "the call failed" : unhandled > u ? "the engine did not take the key"
+                             : commits == c ? (replies == r ? "no commit and no reply" : "no commit")
+                             : "no reply");
+                    return fail(message);
+                }
                 if (i >= warmup) samples[i - warmup] = t;
             }
             fputs("samples", stdout);
