@@ -41,10 +41,13 @@ struct Report {
         s.count >= width ? s : String(repeating: " ", count: width - s.count) + s
     }
 
-    func header(machine: [String: Any], products: String) {
+    func header(machine: [String: Any], products: String, command: String) {
         line("kbhost-bench — figures from one run, not a statistical study; re-run before quoting them")
         line("machine: nproc \(machine["nproc"]!), kernel \(machine["kernel"]!) \(machine["machine"]!), \(machine["build"]!) build")
         line("products: \(products)")
+        line("reproduce: \(command)")
+        line("every kbhost/floor ratio is taken per pair of adjacent blocks (ABBA order) and quoted as the median of those;"
+             + " each comparison runs unpinned, then with every process of the benchmark on CPU \(CPUPinning.chosenCPU)")
         line()
     }
 
@@ -108,6 +111,45 @@ struct Report {
                  + "\(f(r.sandboxAddedMs, 3)) ms added")
         }
         line()
+    }
+
+    func ibusSection(_ figures: IBusFigures, target: Double) {
+        line()
+        line("6. A key through IBus (headless ibus-daemon; client kbhost-floor-ibus: process_key_event press → commit-text, then the release)")
+        line("   kbhost: engine `kbhost` (kbhost ibus --ibus) typing through dev.kbhost.NumberPad in its sandboxed process;"
+             + " floor: engine `kbhost-floor` (C, commits every key)")
+        line("   alternating blocks of \(figures.keysPerBlock) keys (ABBA; before each block its engine is chosen, if the other one was, and \(figures.warmupPerBlock) keys go untimed)")
+        timingTable(figures.comparisons.flatMap { c in
+            [("kbhost, \(c.placement)", c.ours), ("floor, \(c.placement)", c.floor)]
+        }, nameWidth: 26)
+        for (i, c) in figures.comparisons.enumerated() where 2 * i + 1 < figures.cpu.count {
+            let o = figures.cpu[2 * i], fl = figures.cpu[2 * i + 1]
+            line("   CPU per key (µs), \(c.placement): kbhost engine+keyboard \(f(o.perKey(o.engine) / 1000, 1)), daemon \(f(o.perKey(o.daemon) / 1000, 1)),"
+                 + " client \(f(o.perKey(o.client) / 1000, 1)); floor engine \(f(fl.perKey(fl.engine) / 1000, 1)), daemon \(f(fl.perKey(fl.daemon) / 1000, 1)),"
+                 + " client \(f(fl.perKey(fl.client) / 1000, 1))")
+        }
+        for c in figures.comparisons { ratioLines(c, target: target) }
+        line("   memory (smaps_rollup, KiB), after warm-up → after every timed key:")
+        line("   " + pad("process", 40) + lpad("pid", 8) + lpad("Rss", 14) + lpad("Private_Dirty", 16))
+        for row in figures.memoryAfter {
+            let before = figures.memoryBefore.first { $0.pid == row.pid }
+            func pair(_ value: (ProcMemory) -> Int) -> String {
+                let now = "\(value(row.memory) / 1024)"
+                return before.map { "\(value($0.memory) / 1024) → " + now } ?? now
+            }
+            line("   " + pad(row.role, 40) + lpad("\(row.pid)", 8) + lpad(pair { $0.residentBytes }, 14)
+                 + lpad(pair { $0.privateDirtyBytes }, 16))
+        }
+        let kbhostRows = figures.memoryAfter.filter { !$0.role.hasPrefix("kbhost-floor") && $0.role != "ibus-daemon" }
+        line("   kbhost's engine and its keyboard's processes together: Rss \(kbhostRows.reduce(0) { $0 + $1.memory.residentBytes } / 1024) KiB,"
+             + " private dirty \(kbhostRows.reduce(0) { $0 + $1.memory.privateDirtyBytes } / 1024) KiB (Rss counts shared pages in each)")
+        if !figures.engineLog.isEmpty {
+            line("   the daemon's and engines' stderr (\(figures.engineLog.count) lines), last ones:")
+            for l in figures.engineLog.suffix(5) { line("     " + String(l.prefix(160))) }
+        }
+        if !figures.leftBehind.isEmpty {
+            line("   left behind after the daemon ended (killed): \(figures.leftBehind.map(String.init).joined(separator: ", "))")
+        }
     }
 
     func memorySection(_ rows: [MemoryRow], afterTaps: ProcMemory?, tapCount: Int, targetKiB: Int) {
