@@ -152,6 +152,18 @@ struct Report {
         }
     }
 
+    func switchSection(_ runs: [WarmSwitchFigures]) {
+        line()
+        line("7. Warm switch: the globe key to a keyboard whose process is alive (InputManager, \(WarmSwitchFigures.keyboards.joined(separator: " ↔ ")),"
+             + " until the new keyboard has appeared)")
+        line("   globe: the settings written (lock, atomic write, fsync) and the switch; follow: the switch alone (`kbhost next` heard from the daemon)")
+        timingTable(runs.flatMap { w in [("globe, \(w.placement)", w.globe), ("follow, \(w.placement)", w.follow)] },
+                    nameWidth: 26, milliseconds: true)
+        for w in runs where !w.processesKept {
+            line("   \(w.placement): a switch did not land in the keyboard's earlier process (it was started anew)")
+        }
+    }
+
     func memorySection(_ rows: [MemoryRow], afterTaps: ProcMemory?, tapCount: Int, targetKiB: Int) {
         line("3. Memory with the plugin loaded (smaps_rollup, KiB; kbhost worker after viewDidAppear, floor after dlopen)")
         line("   " + pad("keyboard", 24) + pad("process", 20) + lpad("Private_Dirty", 14) + lpad("Rss", 8)

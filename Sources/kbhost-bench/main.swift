@@ -244,6 +244,19 @@ func run() throws {
         }
     }
 
+    // 7. The warm switch: the globe key to a keyboard whose process is alive.
+    if options.runs(7) {
+        out.progress("warm switch: \(options.switches) globe keys and \(options.switches) follows, unpinned, then pinned …")
+        let switches = try Placement.both().map { placement in
+            try WarmSwitchFigures.measure(installation: installation, switches: options.switches, placement: placement)
+        }
+        out.switchSection(switches)
+        json["warm_switch"] = Dictionary(uniqueKeysWithValues: switches.map { w in
+            (w.placement.key, ["globe": w.globe.jsonMilliseconds(), "follow": w.follow.jsonMilliseconds(),
+                               "processes_kept": w.processesKept] as [String: Any])
+        })
+    }
+
     if options.json {
         let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         print(String(decoding: data, as: UTF8.self))
