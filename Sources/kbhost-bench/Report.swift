@@ -45,7 +45,7 @@ struct Report {
         line("kbhost-bench — figures from one run, not a statistical study; re-run before quoting them")
         line("machine: nproc \(machine["nproc"]!), kernel \(machine["kernel"]!) \(machine["machine"]!), \(machine["build"]!) build")
         line("products: \(products)")
-        line("reproduce: \(command)")
+        line("reproduce: \(command)   (one section: --only N; --help for the counts)")
         line("every kbhost/floor ratio is taken per pair of adjacent blocks (ABBA order) and quoted as the median of those;"
              + " each comparison runs unpinned, then with every process of the benchmark on CPU \(CPUPinning.chosenCPU)")
         line()

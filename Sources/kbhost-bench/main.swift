@@ -12,7 +12,7 @@ struct Options {
     var warmupTaps = 2_000
     var loads = 50
     /// Timed IBus keys per engine and placement, and warm switches per placement.
-    var ibusKeys = 3_000
+    var ibusKeys = 5_000
     var switches = 300
     /// The sections to run (all when empty).
     var only: Set<Int> = []
