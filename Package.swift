@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "kbhost-worker", targets: ["KBWorker"]),
         .executable(name: "kbhost-bench", targets: ["kbhost-bench"]),
         .executable(name: "kbhost-floor", targets: ["kbhost-floor"]),
+        .executable(name: "kbhost-floor-ibus", targets: ["kbhost-floor-ibus"]),
         .library(name: "KeyboardSDK", targets: ["KeyboardSDK"]),
         .library(name: "KeyboardTesting", targets: ["KeyboardTesting"]),
         .library(name: "KBHost", targets: ["KBHost"]),
@@ -90,6 +91,9 @@ let package = Package(
         // The floors the benchmark measures against: bare spawn + dlopen, raw ping-pong. In C on purpose.
         .executableTarget(name: "kbhost-floor", path: "Sources/kbhost-floor",
                           linkerSettings: [.linkedLibrary("dl")]),
+        // The IBus floor (an engine that commits every key) and the client that times both engines
+        // through one ibus-daemon. Apart from kbhost-floor, so that libibus stays out of that floor's processes.
+        .executableTarget(name: "kbhost-floor-ibus", dependencies: ["CIBus"], path: "Sources/kbhost-floor-ibus"),
 
         // Sample keyboards.
         // A Swift keyboard is two targets: its code, and the export that makes it a plugin.
@@ -137,7 +141,7 @@ let package = Package(
 
 // Strictness for every Swift target, in one place (swift-log's habit).
 let cTargets: Set<String> = [
-    "CKeyboardABI", "CKBShims", "CKBSandbox", "CFFI", "CIBus", "CKBIBus", "kbhost-floor",
+    "CKeyboardABI", "CKBShims", "CKBSandbox", "CFFI", "CIBus", "CKBIBus", "kbhost-floor", "kbhost-floor-ibus",
     "NumberPadKeyboard", "FaultKeyboards", "FaultNoEntry", "FaultWrongABI", "HostileKeyboard", "CAnthy", "CHunspell",
 ]
 for target in package.targets where !cTargets.contains(target.name) {

@@ -97,3 +97,22 @@ int kbs_open_pty(char *slave_path, size_t length) {
     }
     return master;
 }
+
+#include <sched.h>
+int kbs_get_affinity(pid_t tid, unsigned long long *mask) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(tid, sizeof set, &set) != 0) return -1;
+    *mask = 0;
+    for (int cpu = 0; cpu < 64; cpu++)
+        if (CPU_ISSET(cpu, &set)) *mask |= 1ULL << cpu;
+    return 0;
+}
+
+int kbs_set_affinity(pid_t tid, unsigned long long mask) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int cpu = 0; cpu < 64; cpu++)
+        if (mask & (1ULL << cpu)) CPU_SET(cpu, &set);
+    return sched_setaffinity(tid, sizeof set, &set);
+}

@@ -178,4 +178,16 @@ public enum Sys {
     }
 
     public static func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    /// The CPUs a thread (or a process: its pid) may run on, as a mask of CPUs 0–63.
+    public static func affinity(of tid: pid_t) throws(SystemError) -> UInt64 {
+        var mask: UInt64 = 0
+        _ = try check("sched_getaffinity") { kbs_get_affinity(tid, &mask) }
+        return mask
+    }
+
+    /// Lets a thread (or a process: its pid) run only on the CPUs of `mask` (CPUs 0–63).
+    public static func setAffinity(of tid: pid_t, _ mask: UInt64) throws(SystemError) {
+        _ = try check("sched_setaffinity") { kbs_set_affinity(tid, mask) }
+    }
 }

@@ -1,20 +1,10 @@
 import Foundation
 import KBSystem
 
-struct LoadRow {
-    var id: String
-    var ours: Samples
-    var oursTeardown: Samples
-    var floor: Samples
-    var floorTeardown: Samples
-    /// The same loads with the sandbox off (KeyboardAccess(sandboxed: false)), interleaved.
-    var unsandboxed: Samples
-    /// The same sandboxed loads taking a prepared spare (spawned, in its namespaces, handshake done), interleaved.
-    var withSpare: Samples
-    var ratio: Double { ours.p50 / floor.p50 }
-    var spareRatio: Double { withSpare.p50 / floor.p50 }
-    /// What the namespaces, seccomp, Landlock and the containers add to a cold load, p50, ms.
-    var sandboxAddedMs: Double { (ours.p50 - unsandboxed.p50) / 1e6 }
+/// One placement's key round trips, and the CPU each side spent per trip.
+struct TapRun {
+    var comparison: Comparison
+    var cpu: (ours: CPUAccount, floor: CPUAccount)
 }
 
 struct MemoryRow {
@@ -51,54 +41,127 @@ struct Report {
         s.count >= width ? s : String(repeating: " ", count: width - s.count) + s
     }
 
-    func header(machine: [String: Any], products: String) {
+    func header(machine: [String: Any], products: String, command: String) {
         line("kbhost-bench — figures from one run, not a statistical study; re-run before quoting them")
         line("machine: nproc \(machine["nproc"]!), kernel \(machine["kernel"]!) \(machine["machine"]!), \(machine["build"]!) build")
         line("products: \(products)")
+        line("reproduce: \(command)   (one section: --only N; --help for the counts)")
+        line("every kbhost/floor ratio is taken per pair of adjacent blocks (ABBA order) and quoted as the median of those;"
+             + " each comparison runs unpinned, then with every process of the benchmark on CPU \(CPUPinning.chosenCPU)")
         line()
     }
 
-    func tapSection(ours: Samples, floor: Samples, frames: (request: Int, reply: Int), ratio: Double, target: Double,
-                    cpu: (ours: CPUAccount, floor: CPUAccount)) {
+    /// A table of timing rows: name, then samples, p50, p99, mean, min, max (µs or ms).
+    func timingTable(_ rows: [(String, Samples)], nameWidth: Int, milliseconds: Bool = false) {
+        let unit = milliseconds ? "ms" : "µs", scale = milliseconds ? 1e6 : 1e3, decimals = milliseconds ? 3 : 2
+        line("   " + pad("", nameWidth) + lpad("samples", 9) + lpad("p50 \(unit)", 10) + lpad("p99 \(unit)", 10)
+             + lpad("mean \(unit)", 10) + lpad("min \(unit)", 10) + lpad("max \(unit)", 10))
+        for (name, s) in rows {
+            line("   " + pad(name, nameWidth) + lpad("\(s.count)", 9) + lpad(f(s.p50 / scale, decimals), 10)
+                 + lpad(f(s.p99 / scale, decimals), 10) + lpad(f(s.mean / scale, decimals), 10)
+                 + lpad(f(s.min / scale, decimals), 10) + lpad(f(s.max / scale, decimals), 10))
+        }
+    }
+
+    /// The ratio lines of a comparison: the block median (the figure to quote) and its spread, the pooled p50s' ratio.
+    func ratioLines(_ c: Comparison, target: Double, what: String = "blocks") {
+        line("   kbhost/floor per block (\(c.placement)): \(c.ratios.summary)   target ≤ \(f(target, 1))×: \(verdict(c.ratios.median <= target))")
+        line("   (ratio of the pooled p50s: \(f(c.pooledRatio, 2))×)")
+    }
+
+    func tapSection(_ runs: [TapRun], frames: (request: Int, reply: Int), target: Double) {
         line("1. Key round trip (dev.kbhost.NumberPad, tap \"1\": frame → libffi action → insertText → reply → document)")
         line("   request frame \(frames.request) B, reply frame \(frames.reply) B; floor: raw socketpair ping-pong of \(frames.request) B with kbhost-floor echo")
-        line("   " + pad("", 10) + lpad("samples", 9) + lpad("p50 µs", 10) + lpad("p99 µs", 10) + lpad("mean µs", 10)
-             + lpad("min µs", 10) + lpad("max µs", 10))
-        for (name, s) in [("kbhost", ours), ("floor", floor)] {
-            line("   " + pad(name, 10) + lpad("\(s.count)", 9) + lpad(f(s.p50 / 1000, 2), 10) + lpad(f(s.p99 / 1000, 2), 10)
-                 + lpad(f(s.mean / 1000, 2), 10) + lpad(f(s.min / 1000, 2), 10) + lpad(f(s.max / 1000, 2), 10))
+        line("   alternating blocks of \(runs.first.map { $0.comparison.ours.count / max(1, $0.comparison.ratios.count) } ?? 0) taps (ABBA), unpinned, then host, worker and echo all on one CPU")
+        timingTable(runs.flatMap { run in
+            [("kbhost, \(run.comparison.placement)", run.comparison.ours), ("floor, \(run.comparison.placement)", run.comparison.floor)]
+        }, nameWidth: 26)
+        for run in runs {
+            line("   CPU per round trip (µs), \(run.comparison.placement): kbhost host \(f(run.cpu.ours.selfPerTrip / 1000, 2)) + worker \(f(run.cpu.ours.childPerTrip / 1000, 2));"
+                 + " floor bench \(f(run.cpu.floor.selfPerTrip / 1000, 2)) + echo \(f(run.cpu.floor.childPerTrip / 1000, 2))")
         }
-        line("   CPU per round trip (µs): kbhost host \(f(cpu.ours.selfPerTrip / 1000, 2)) + worker \(f(cpu.ours.childPerTrip / 1000, 2));"
-             + " floor bench \(f(cpu.floor.selfPerTrip / 1000, 2)) + echo \(f(cpu.floor.childPerTrip / 1000, 2))")
-        line("   p50 ratio kbhost/floor: \(f(ratio, 2))×   target ≤ \(f(target, 1))× floor: \(verdict(ratio <= target))")
+        for run in runs { ratioLines(run.comparison, target: target) }
         line()
     }
 
     func loadSection(_ rows: [LoadRow], target: Double) {
         line("2. Cold load (KeyboardSession init + appear() → viewDidAppear; floor: spawn kbhost-floor dlopen PATH → 'r')")
-        line("   close() / floor close+reap timed apart, not in the load figure")
-        line("   " + pad("keyboard", 24) + lpad("samples", 8) + lpad("p50 ms", 9) + lpad("p99 ms", 9) + lpad("mean ms", 9)
-             + lpad("floor p50", 11) + lpad("floor p99", 11) + lpad("ratio", 8) + lpad("close ms", 10) + lpad("floor close", 13))
+        line("   load by load: sandboxed, unsandboxed, floor, with a spare; ratios per block of \(rows.first.map { $0.ours.count / max(1, $0.ratios.count) } ?? 0) loads;"
+             + " close() / floor close+reap timed apart")
+        line("   " + pad("keyboard", 24) + pad("placement", 19) + lpad("p50 ms", 8) + lpad("p99 ms", 8)
+             + lpad("floor p50", 10) + lpad("floor p99", 10) + lpad("spare p50", 10) + lpad("unsandb.", 9)
+             + lpad("close ms", 9) + lpad("floor close", 12))
         for r in rows {
-            line("   " + pad(r.id, 24) + lpad("\(r.ours.count)", 8) + lpad(f(r.ours.p50 / 1e6, 3), 9)
-                 + lpad(f(r.ours.p99 / 1e6, 3), 9) + lpad(f(r.ours.mean / 1e6, 3), 9)
-                 + lpad(f(r.floor.p50 / 1e6, 3), 11) + lpad(f(r.floor.p99 / 1e6, 3), 11) + lpad(f(r.ratio, 2) + "×", 8)
-                 + lpad(f(r.oursTeardown.p50 / 1e6, 3), 10) + lpad(f(r.floorTeardown.p50 / 1e6, 3), 13))
+            line("   " + pad(r.id, 24) + pad("\(r.placement)", 19) + lpad(f(r.ours.p50 / 1e6, 3), 8)
+                 + lpad(f(r.ours.p99 / 1e6, 3), 8) + lpad(f(r.floor.p50 / 1e6, 3), 10) + lpad(f(r.floor.p99 / 1e6, 3), 10)
+                 + lpad(f(r.withSpare.p50 / 1e6, 3), 10) + lpad(f(r.unsandboxed.p50 / 1e6, 3), 9)
+                 + lpad(f(r.oursTeardown.p50 / 1e6, 3), 9) + lpad(f(r.floorTeardown.p50 / 1e6, 3), 12))
         }
+        line("   kbhost/floor per block, a fresh process (target ≤ \(f(target, 0))×):")
         for r in rows {
-            line("   \(r.id): p50 ratio \(f(r.ratio, 2))×   target ≤ \(f(target, 0))× floor: \(verdict(r.ratio <= target))")
+            line("   \(pad(r.id, 24)) \(pad("\(r.placement)", 18)) \(r.ratios.summary): \(verdict(r.ratios.median <= target))")
         }
-        line("   taking a prepared spare (spawned, in its namespaces, handshake done; attach, the daemon and stress keep one):")
+        line("   kbhost/floor per block, taking a prepared spare (spawned, in its namespaces, handshake done; attach, the daemon, stress and ibus keep one):")
         for r in rows {
-            line("   \(pad(r.id, 24)) p50 \(f(r.withSpare.p50 / 1e6, 3)) ms, p99 \(f(r.withSpare.p99 / 1e6, 3)) ms: "
-                 + "ratio \(f(r.spareRatio, 2))×   target ≤ \(f(target, 0))× floor: \(verdict(r.spareRatio <= target))")
+            line("   \(pad(r.id, 24)) \(pad("\(r.placement)", 18)) \(r.spareRatios.summary): \(verdict(r.spareRatios.median <= target))")
         }
         line("   the sandbox (namespaces, root, seccomp, Landlock, containers) against the same load without it, p50:")
         for r in rows {
-            line("   \(pad(r.id, 24)) sandboxed \(f(r.ours.p50 / 1e6, 3)) ms, unsandboxed \(f(r.unsandboxed.p50 / 1e6, 3)) ms: "
+            line("   \(pad(r.id, 24)) \(pad("\(r.placement)", 18)) sandboxed \(f(r.ours.p50 / 1e6, 3)) ms, unsandboxed \(f(r.unsandboxed.p50 / 1e6, 3)) ms: "
                  + "\(f(r.sandboxAddedMs, 3)) ms added")
         }
         line()
+    }
+
+    func ibusSection(_ figures: IBusFigures, target: Double) {
+        line()
+        line("6. A key through IBus (headless ibus-daemon; client kbhost-floor-ibus: process_key_event press → commit-text, then the release)")
+        line("   kbhost: engine `kbhost` (kbhost ibus --ibus) typing through dev.kbhost.NumberPad in its sandboxed process;"
+             + " floor: engine `kbhost-floor` (C, commits every key)")
+        line("   alternating blocks of \(figures.keysPerBlock) keys (ABBA; before each block its engine is chosen, if the other one was, and \(figures.warmupPerBlock) keys go untimed)")
+        timingTable(figures.comparisons.flatMap { c in
+            [("kbhost, \(c.placement)", c.ours), ("floor, \(c.placement)", c.floor)]
+        }, nameWidth: 26)
+        for (i, c) in figures.comparisons.enumerated() where 2 * i + 1 < figures.cpu.count {
+            let o = figures.cpu[2 * i], fl = figures.cpu[2 * i + 1]
+            line("   CPU per key (µs), \(c.placement): kbhost engine+keyboard \(f(o.perKey(o.engine) / 1000, 1)), daemon \(f(o.perKey(o.daemon) / 1000, 1)),"
+                 + " client \(f(o.perKey(o.client) / 1000, 1)); floor engine \(f(fl.perKey(fl.engine) / 1000, 1)), daemon \(f(fl.perKey(fl.daemon) / 1000, 1)),"
+                 + " client \(f(fl.perKey(fl.client) / 1000, 1))")
+        }
+        for c in figures.comparisons { ratioLines(c, target: target) }
+        line("   memory (smaps_rollup, KiB), after warm-up → after every timed key:")
+        line("   " + pad("process", 40) + lpad("pid", 8) + lpad("Rss", 14) + lpad("Private_Dirty", 16))
+        for row in figures.memoryAfter {
+            let before = figures.memoryBefore.first { $0.pid == row.pid }
+            func pair(_ value: (ProcMemory) -> Int) -> String {
+                let now = "\(value(row.memory) / 1024)"
+                return before.map { "\(value($0.memory) / 1024) → " + now } ?? now
+            }
+            line("   " + pad(row.role, 40) + lpad("\(row.pid)", 8) + lpad(pair { $0.residentBytes }, 14)
+                 + lpad(pair { $0.privateDirtyBytes }, 16))
+        }
+        let kbhostRows = figures.memoryAfter.filter { !$0.role.hasPrefix("kbhost-floor") && $0.role != "ibus-daemon" }
+        line("   kbhost's engine and its keyboard's processes together: Rss \(kbhostRows.reduce(0) { $0 + $1.memory.residentBytes } / 1024) KiB,"
+             + " private dirty \(kbhostRows.reduce(0) { $0 + $1.memory.privateDirtyBytes } / 1024) KiB (Rss counts shared pages in each)")
+        if !figures.engineLog.isEmpty {
+            line("   the daemon's and engines' stderr (\(figures.engineLog.count) lines), last ones:")
+            for l in figures.engineLog.suffix(5) { line("     " + String(l.prefix(160))) }
+        }
+        if !figures.leftBehind.isEmpty {
+            line("   left behind after the daemon ended (killed): \(figures.leftBehind.map(String.init).joined(separator: ", "))")
+        }
+    }
+
+    func switchSection(_ runs: [WarmSwitchFigures]) {
+        line()
+        line("7. Warm switch: the globe key to a keyboard whose process is alive (InputManager, \(WarmSwitchFigures.keyboards.joined(separator: " ↔ ")),"
+             + " until the new keyboard has appeared)")
+        line("   globe: the settings written (lock, atomic write, fsync) and the switch; follow: the switch alone (`kbhost next` heard from the daemon)")
+        timingTable(runs.flatMap { w in [("globe, \(w.placement)", w.globe), ("follow, \(w.placement)", w.follow)] },
+                    nameWidth: 26, milliseconds: true)
+        for w in runs where !w.processesKept {
+            line("   \(w.placement): a switch did not land in the keyboard's earlier process (it was started anew)")
+        }
     }
 
     func memorySection(_ rows: [MemoryRow], afterTaps: ProcMemory?, tapCount: Int, targetKiB: Int) {

@@ -57,6 +57,23 @@ func childCPUNanoseconds(_ pid: Int32) -> Int64? {
     return Int64(first)
 }
 
+/// CPU time (ns) every thread of every process in the tree under `pid` has run
+/// (/proc/PID/task/TID/schedstat, summed); threads that ended since are not counted.
+func treeCPUNanoseconds(_ pid: Int32) -> Int64 {
+    CPUPinning.tree(pid).reduce(0) { $0 + threadsCPUNanoseconds($1) }
+}
+
+/// CPU time (ns) every thread of one process has run.
+func threadsCPUNanoseconds(_ pid: Int32) -> Int64 {
+    var total: Int64 = 0
+    for tid in CPUPinning.tasks(pid) {
+        guard let text = ProcMemory.readSmallFile("/proc/\(pid)/task/\(tid)/schedstat"),
+              let first = text.split(separator: " ").first, let ns = Int64(first) else { continue }
+        total += ns
+    }
+    return total
+}
+
 /// CPU spent per round trip, by this process and by the child, over the timed blocks.
 struct CPUAccount {
     var selfNanoseconds: Int64 = 0

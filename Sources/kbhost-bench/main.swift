@@ -2,7 +2,7 @@
 // (raw socketpair ping-pong; bare spawn + dlopen), measured in one run.
 // Figures only: it never asserts a timing. Exits non-zero only if something failed to run.
 //
-// Usage: kbhost-bench [--taps N] [--loads N] [--json]
+// Usage: kbhost-bench [--taps N] [--loads N] [--ibus-keys N] [--switches N] [--only N,N…] [--json]
 import Foundation
 import KBHost
 import KBSystem
@@ -11,8 +11,17 @@ struct Options {
     var taps = 20_000
     var warmupTaps = 2_000
     var loads = 50
+    /// Timed IBus keys per engine and placement, and warm switches per placement.
+    var ibusKeys = 5_000
+    var switches = 300
+    /// The sections to run (all when empty).
+    var only: Set<Int> = []
+
+    func runs(_ section: Int) -> Bool { only.isEmpty || only.contains(section) }
     var warmupLoads = 5
     var json = false
+
+    static let usage = "kbhost-bench [--taps N] [--loads N] [--ibus-keys N] [--switches N] [--only N,N…] [--json]"
 
     init(_ arguments: [String]) throws {
         var i = 1
@@ -27,11 +36,20 @@ struct Options {
             switch arguments[i] {
             case "--taps": taps = try count("--taps")
             case "--loads": loads = try count("--loads")
+            case "--ibus-keys": ibusKeys = try count("--ibus-keys")
+            case "--switches": switches = try count("--switches")
+            case "--only":
+                i += 1
+                let sections = i < arguments.count ? arguments[i].split(separator: ",").compactMap { Int($0) } : []
+                guard !sections.isEmpty, sections.allSatisfy({ (1...7).contains($0) }) else {
+                    throw BenchError("--only needs section numbers, e.g. --only 1,6")
+                }
+                only = Set(sections)
             case "--json": json = true
             case "-h", "--help":
-                print("usage: kbhost-bench [--taps N] [--loads N] [--json]")
+                print("usage: \(Options.usage)")
                 exit(0)
-            default: throw BenchError("unknown argument \(arguments[i]); usage: kbhost-bench [--taps N] [--loads N] [--json]")
+            default: throw BenchError("unknown argument \(arguments[i]); usage: \(Options.usage)")
             }
             i += 1
         }
@@ -56,8 +74,8 @@ func machineContext() -> [String: Any] {
 let tapKeyboard = "dev.kbhost.NumberPad"
 let loadKeyboards = ["dev.kbhost.NumberPad", "dev.kbhost.Calculator"]
 let memoryKeyboards = ["dev.kbhost.NumberPad", "dev.kbhost.Calculator", "dev.kbhost.Science"]
-let tapBlock = 500
-let tapRatioTarget = 1.5, loadRatioTarget = 2.0, privateDirtyTargetKiB = 1024
+let tapBlock = 500, loadBlock = 5, ibusBlock = 250, ibusWarmup = 20
+let tapRatioTarget = 1.5, loadRatioTarget = 2.0, ibusRatioTarget = 1.1, privateDirtyTargetKiB = 1024
 
 func run() throws {
     let options = try Options(CommandLine.arguments)
@@ -73,137 +91,171 @@ func run() throws {
     sync()
 
     let machine = machineContext()
-    out.header(machine: machine, products: installation.productsDirectory)
+    out.header(machine: machine, products: installation.productsDirectory,
+               command: "swift build -c release && .build/release/" + ([ "kbhost-bench"] + CommandLine.arguments.dropFirst()).joined(separator: " "))
     var json: [String: Any] = ["machine": machine,
                                "options": ["taps": options.taps, "warmup_taps": options.warmupTaps,
-                                           "loads": options.loads, "warmup_loads": options.warmupLoads]]
+                                           "loads": options.loads, "warmup_loads": options.warmupLoads,
+                                           "ibus_keys": options.ibusKeys, "switches": options.switches]]
 
-    // 1. Key round trip.
-    let frames = tapFrameSizes()
-    out.progress("key round trip: \(options.warmupTaps) + \(options.taps) taps …")
-    // Ours and the floor alternate in blocks, so that drift in the machine's state hits both alike.
-    let runner = try TapRunner(keyboard: try keyboard(tapKeyboard), installation: installation, key: "1")
-    let pingPong: PingPong
-    do { pingPong = try PingPong(floorPath: floorPath, messageBytes: frames.request) } catch { runner.finish(); throw error }
-    defer { runner.finish(); pingPong.finish() }  // also on the way out of a failure below
-    _ = try runner.block(options.warmupTaps)
-    _ = try pingPong.block(options.warmupTaps)
-    var oursSamples: [Int64] = [], floorSamples: [Int64] = []
-    var oursCPU = CPUAccount(), floorCPU = CPUAccount()
-    var remaining = options.taps
-    while remaining > 0 {
-        let n = min(remaining, tapBlock)
-        oursSamples += try oursCPU.measure(child: runner.session.pid, roundTrips: n) { try runner.block(n) }
-        floorSamples += try floorCPU.measure(child: pingPong.pid, roundTrips: n) { try pingPong.block(n) }
-        remaining -= n
-    }
-    let taps = (samples: Samples(oursSamples), memoryAfter: runner.memory)
-    let echo = Samples(floorSamples)
-    runner.finish()
-    pingPong.finish()
-    let tapRatio = taps.samples.p50 / echo.p50
-    out.tapSection(ours: taps.samples, floor: echo, frames: frames, ratio: tapRatio, target: tapRatioTarget,
-                   cpu: (oursCPU, floorCPU))
-    var tapJSON: [String: Any] = ["keyboard": tapKeyboard, "key": "1", "ours": taps.samples.jsonMicroseconds(),
-                                  "floor": echo.jsonMicroseconds(), "request_frame_bytes": frames.request,
-                                  "reply_frame_bytes": frames.reply, "floor_message_bytes": frames.request,
-                                  "ratio_p50": (tapRatio * 1000).rounded() / 1000, "target_ratio": tapRatioTarget,
-                                  "met": tapRatio <= tapRatioTarget,
-                                  "cpu": ["ours": oursCPU.json(), "floor": floorCPU.json()]]
-    if let m = taps.memoryAfter { tapJSON["worker_memory_after_taps"] = memoryJSON(m) }
-    json["key_round_trip"] = tapJSON
-
-    // 2. Cold load. Containers go in a throwaway KBHOST_HOME.
-    let benchHome = NSTemporaryDirectory() + "kbhost-bench-\(getpid())"
-    defer { try? FileManager.default.removeItem(atPath: benchHome) }
-    var loadJSON: [String: Any] = [:]
-    var loadRows: [LoadRow] = []
-    for id in loadKeyboards {
-        out.progress("cold load \(id): \(options.warmupLoads) + \(options.loads) loads …")
-        let k = try keyboard(id)
-        // Ours and the floor alternate, load by load.
-        var ours: (load: [Int64], teardown: [Int64]) = ([], []), floor: (load: [Int64], teardown: [Int64]) = ([], [])
-        var bare: [Int64] = [], spared: [Int64] = []
-        var spareConfiguration = installation.processConfiguration
-        spareConfiguration.keepSpare = true
-        // As the CLI runs keyboards: sandboxed, with a container; against the same without the sandbox.
-        let sandboxed = KeyboardAccess(home: benchHome)
-        let unsandboxed = KeyboardAccess(home: benchHome, sandboxed: false)
-        for i in 0..<(options.warmupLoads + options.loads) {
-            let o = try coldLoad(keyboard: k, configuration: installation.processConfiguration, access: sandboxed)
-            let u = try coldLoad(keyboard: k, configuration: installation.processConfiguration, access: unsandboxed)
-            let f = try floorColdLoad(floorPath: floorPath, pluginPath: k.libraryPath)
-            var waited = 0
-            while !SpareProcesses.shared.isReady(like: spareConfiguration) && waited < 1000 { usleep(1000); waited += 1 }
-            let p = try coldLoad(keyboard: k, configuration: spareConfiguration, access: sandboxed)
-            guard i >= options.warmupLoads else { continue }
-            spared.append(p.load)
-            ours.load.append(o.load); ours.teardown.append(o.teardown)
-            bare.append(u.load)
-            floor.load.append(f.load); floor.teardown.append(f.teardown)
+    // 1. Key round trip: kbhost and the floor in alternating blocks, the ratio block by block,
+    // once as the scheduler places the processes and once with all of them on one CPU.
+    var tapMemoryAfter: ProcMemory?, tapCount = 0
+    if options.runs(1) {
+        let frames = tapFrameSizes()
+        let tapPairs = max(1, options.taps / tapBlock), tapBlockSize = min(options.taps, tapBlock)
+        out.progress("key round trip: \(options.warmupTaps) + \(tapPairs) × \(tapBlockSize) taps each side, unpinned, then pinned …")
+        let runner = try TapRunner(keyboard: try keyboard(tapKeyboard), installation: installation, key: "1")
+        let pingPong: PingPong
+        do { pingPong = try PingPong(floorPath: floorPath, messageBytes: frames.request) } catch { runner.finish(); throw error }
+        defer { runner.finish(); pingPong.finish() }  // also on the way out of a failure below
+        _ = try runner.block(options.warmupTaps)
+        _ = try pingPong.block(options.warmupTaps)
+        var tapRuns: [TapRun] = []
+        for placement in Placement.both() {
+            var oursCPU = CPUAccount(), floorCPU = CPUAccount()
+            let comparison = try CPUPinning.with(placement) {
+                _ = try runner.block(tapBlockSize / 2)  // settle where the placement put them
+                _ = try pingPong.block(tapBlockSize / 2)
+                return try Comparison.interleaved(placement, pairs: tapPairs, ours: {
+                    try oursCPU.measure(child: runner.session.pid, roundTrips: tapBlockSize) { try runner.block(tapBlockSize) }
+                }, floor: {
+                    try floorCPU.measure(child: pingPong.pid, roundTrips: tapBlockSize) { try pingPong.block(tapBlockSize) }
+                })
+            }
+            tapRuns.append(TapRun(comparison: comparison, cpu: (oursCPU, floorCPU)))
         }
-        let row = LoadRow(id: id, ours: Samples(ours.load), oursTeardown: Samples(ours.teardown),
-                          floor: Samples(floor.load), floorTeardown: Samples(floor.teardown), unsandboxed: Samples(bare),
-                          withSpare: Samples(spared))
-        loadRows.append(row)
-        loadJSON[id] = ["library": k.libraryPath, "ours": row.ours.jsonMilliseconds(),
-                        "ours_close": row.oursTeardown.jsonMilliseconds(), "floor": row.floor.jsonMilliseconds(),
-                        "floor_close": row.floorTeardown.jsonMilliseconds(),
-                        "ratio_p50": (row.ratio * 1000).rounded() / 1000, "target_ratio": loadRatioTarget,
-                        "met": row.ratio <= loadRatioTarget,
-                        "unsandboxed": row.unsandboxed.jsonMilliseconds(),
-                        "with_spare": row.withSpare.jsonMilliseconds(),
-                        "with_spare_ratio_p50": (row.spareRatio * 1000).rounded() / 1000,
-                        "with_spare_met": row.spareRatio <= loadRatioTarget,
-                        "sandbox_added_ms_p50": (row.sandboxAddedMs * 1000).rounded() / 1000]
+        tapMemoryAfter = runner.memory
+        tapCount = options.warmupTaps + Placement.both().count * (tapBlockSize / 2 + tapPairs * tapBlockSize)
+        runner.finish()
+        pingPong.finish()
+        out.tapSection(tapRuns, frames: frames, target: tapRatioTarget)
+        let firstTap = tapRuns[0].comparison
+        var tapJSON: [String: Any] = ["keyboard": tapKeyboard, "key": "1", "ours": firstTap.ours.jsonMicroseconds(),
+                                      "floor": firstTap.floor.jsonMicroseconds(), "request_frame_bytes": frames.request,
+                                      "reply_frame_bytes": frames.reply, "floor_message_bytes": frames.request,
+                                      "ratio_p50": (firstTap.pooledRatio * 1000).rounded() / 1000, "target_ratio": tapRatioTarget,
+                                      "met": tapRuns.allSatisfy { $0.comparison.ratios.median <= tapRatioTarget },
+                                      "cpu": ["ours": tapRuns[0].cpu.ours.json(), "floor": tapRuns[0].cpu.floor.json()],
+                                      "placements": Dictionary(uniqueKeysWithValues: tapRuns.map { run in
+                                          var j = run.comparison.json()
+                                          j["cpu_per_trip"] = ["ours": run.cpu.ours.json(), "floor": run.cpu.floor.json()]
+                                          return (run.comparison.placement.key, j)
+                                      })]
+        if let m = tapMemoryAfter { tapJSON["worker_memory_after_taps"] = memoryJSON(m) }
+        json["key_round_trip"] = tapJSON
     }
-    SpareProcesses.shared.drain()
-    out.loadSection(loadRows, target: loadRatioTarget)
-    json["cold_load"] = loadJSON
+
+    // 2. Cold load, load by load interleaved (kbhost sandboxed, unsandboxed, the floor, kbhost
+    // taking a spare), the ratio per block of loads; unpinned, then pinned. Containers go in a throwaway KBHOST_HOME.
+    if options.runs(2) {
+        let benchHome = NSTemporaryDirectory() + "kbhost-bench-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: benchHome) }
+        var loadJSON: [String: [String: Any]] = [:]
+        var loadRows: [LoadRow] = []
+        for placement in Placement.both() {
+            for id in loadKeyboards {
+                out.progress("cold load \(id), \(placement): \(options.warmupLoads) + \(options.loads) loads …")
+                let k = try keyboard(id)
+                let row = try CPUPinning.with(placement) {
+                    try measureColdLoads(keyboard: k, installation: installation, floorPath: floorPath, home: benchHome,
+                                         warmup: options.warmupLoads, loads: options.loads, block: min(loadBlock, options.loads),
+                                         placement: placement)
+                }
+                SpareProcesses.shared.drain()
+                loadRows.append(row)
+                var j = row.json(target: loadRatioTarget)
+                if case .unpinned = placement {
+                    j["library"] = k.libraryPath
+                    loadJSON[id] = j
+                } else {
+                    loadJSON[id]?[placement.key] = j
+                }
+            }
+        }
+        out.loadSection(loadRows, target: loadRatioTarget)
+        json["cold_load"] = loadJSON
+    }
 
     // 3. Memory with the plugin loaded.
-    var memoryRows: [MemoryRow] = []
-    var memJSON: [String: Any] = [:]
-    for id in memoryKeyboards {
-        out.progress("memory \(id) …")
-        let k = try keyboard(id)
-        let ours = try measureMemory(keyboard: k, installation: installation)
-        let floor = try floorMemory(floorPath: floorPath, pluginPath: k.libraryPath)
-        memoryRows.append(MemoryRow(id: id, ours: ours, floor: floor))
-        memJSON[id] = ["ours": memoryJSON(ours), "floor": memoryJSON(floor),
-                       "target_private_dirty_kib_below": privateDirtyTargetKiB,
-                       "met": ours.privateDirtyBytes / 1024 < privateDirtyTargetKiB]
+    if options.runs(3) {
+        var memoryRows: [MemoryRow] = []
+        var memJSON: [String: Any] = [:]
+        for id in memoryKeyboards {
+            out.progress("memory \(id) …")
+            let k = try keyboard(id)
+            let ours = try measureMemory(keyboard: k, installation: installation)
+            let floor = try floorMemory(floorPath: floorPath, pluginPath: k.libraryPath)
+            memoryRows.append(MemoryRow(id: id, ours: ours, floor: floor))
+            memJSON[id] = ["ours": memoryJSON(ours), "floor": memoryJSON(floor),
+                           "target_private_dirty_kib_below": privateDirtyTargetKiB,
+                           "met": ours.privateDirtyBytes / 1024 < privateDirtyTargetKiB]
+        }
+        out.memorySection(memoryRows, afterTaps: tapMemoryAfter, tapCount: tapCount,
+                          targetKiB: privateDirtyTargetKiB)
+        json["memory"] = memJSON
     }
-    out.memorySection(memoryRows, afterTaps: taps.memoryAfter, tapCount: options.warmupTaps + options.taps,
-                      targetKiB: privateDirtyTargetKiB)
-    json["memory"] = memJSON
 
     // 4. A `next` reaching an attached session through the daemon.
-    out.progress("daemon: next → attached session …")
-    let daemon = try DaemonFigures.measure(kbhost: installation.productsDirectory + "/kbhost", requests: 200, commands: 30)
-    out.line()
-    out.line("4. next through kbhost serve until an attached (subscribed) session has the event")
-    out.line(String(format: "   request on the control socket: p50 %.3f ms, p99 %.3f ms (%d requests)",
-                    ms(daemon.socket.p50), ms(daemon.socket.percentile(99)), daemon.socket.count))
-    out.line(String(format: "   whole `kbhost next` command:    p50 %.3f ms, p99 %.3f ms (%d commands, process start included)",
-                    ms(daemon.command.p50), ms(daemon.command.percentile(99)), daemon.command.count))
-    json["daemon_next"] = ["socket": daemon.socket.jsonMilliseconds(), "command": daemon.command.jsonMilliseconds()]
+    if options.runs(4) {
+        out.progress("daemon: next → attached session …")
+        let daemon = try DaemonFigures.measure(kbhost: installation.productsDirectory + "/kbhost", requests: 200, commands: 30)
+        out.line()
+        out.line("4. next through kbhost serve until an attached (subscribed) session has the event")
+        out.line(String(format: "   request on the control socket: p50 %.3f ms, p99 %.3f ms (%d requests)",
+                        ms(daemon.socket.p50), ms(daemon.socket.percentile(99)), daemon.socket.count))
+        out.line(String(format: "   whole `kbhost next` command:    p50 %.3f ms, p99 %.3f ms (%d commands, process start included)",
+                        ms(daemon.command.p50), ms(daemon.command.percentile(99)), daemon.command.count))
+        json["daemon_next"] = ["socket": daemon.socket.jsonMilliseconds(), "command": daemon.command.jsonMilliseconds()]
+    }
 
     // 5. The governor's CPU for idle keyboards under a budget.
-    out.progress("governor: idle keyboards under a 48 MiB budget …")
-    var governed = installation.processConfiguration
-    governed.memoryBudgetBytes = 48 << 20
-    let idle = try (0..<10).map { _ in try KeyboardSession(keyboard: try keyboard(tapKeyboard), configuration: governed) }
-    let cpuBefore = Sys.processCPUNanoseconds(), wallBefore = Sys.monotonicNanoseconds()
-    usleep(3_000_000)
-    let cpu = Double(Sys.processCPUNanoseconds() - cpuBefore), wall = Double(Sys.monotonicNanoseconds() - wallBefore)
-    idle.forEach { $0.close() }
-    let perKeyboard = cpu / wall / Double(idle.count) * 100
-    out.line()
-    out.line("5. Governor CPU with \(idle.count) idle keyboards under a 48 MiB budget (whole host process, 3 s)")
-    out.line(String(format: "   %.4f%% of a core per idle keyboard   target < 0.5%%: %@", perKeyboard,
-                    perKeyboard < 0.5 ? "met" : "NOT met"))
-    json["governor_idle_cpu_percent_per_keyboard"] = (perKeyboard * 10000).rounded() / 10000
+    if options.runs(5) {
+        out.progress("governor: idle keyboards under a 48 MiB budget …")
+        var governed = installation.processConfiguration
+        governed.memoryBudgetBytes = 48 << 20
+        let idle = try (0..<10).map { _ in try KeyboardSession(keyboard: try keyboard(tapKeyboard), configuration: governed) }
+        let cpuBefore = Sys.processCPUNanoseconds(), wallBefore = Sys.monotonicNanoseconds()
+        usleep(3_000_000)
+        let cpu = Double(Sys.processCPUNanoseconds() - cpuBefore), wall = Double(Sys.monotonicNanoseconds() - wallBefore)
+        idle.forEach { $0.close() }
+        let perKeyboard = cpu / wall / Double(idle.count) * 100
+        out.line()
+        out.line("5. Governor CPU with \(idle.count) idle keyboards under a 48 MiB budget (whole host process, 3 s)")
+        out.line(String(format: "   %.4f%% of a core per idle keyboard   target < 0.5%%: %@", perKeyboard,
+                        perKeyboard < 0.5 ? "met" : "NOT met"))
+        json["governor_idle_cpu_percent_per_keyboard"] = (perKeyboard * 10000).rounded() / 10000
+    }
+
+    // 6. A key through IBus: kbhost's engine against the floor engine, through one ibus-daemon.
+    if options.runs(6) {
+        let floorIBusPath = installation.productsDirectory + "/kbhost-floor-ibus"
+        if let daemon = IBusRig.daemonPath(), Sys.fileExists(floorIBusPath) {
+            out.progress("ibus: \(options.ibusKeys) keys per engine, in blocks of \(ibusBlock), unpinned, then pinned …")
+            let ibus = try IBusFigures.measure(kbhost: installation.productsDirectory + "/kbhost", floorIBus: floorIBusPath,
+                                               daemon: daemon, keyboard: tapKeyboard, keys: options.ibusKeys, block: ibusBlock,
+                                               warmup: ibusWarmup)
+            out.ibusSection(ibus, target: ibusRatioTarget)
+            json["ibus_key"] = ibus.json(target: ibusRatioTarget)
+        } else {
+            out.line()
+            out.line("6. A key through IBus: skipped (\(IBusRig.daemonPath() == nil ? "no ibus-daemon on PATH" : "no kbhost-floor-ibus; run `swift build`"))")
+            json["ibus_key"] = ["skipped": true]
+        }
+    }
+
+    // 7. The warm switch: the globe key to a keyboard whose process is alive.
+    if options.runs(7) {
+        out.progress("warm switch: \(options.switches) globe keys and \(options.switches) follows, unpinned, then pinned …")
+        let switches = try Placement.both().map { placement in
+            try WarmSwitchFigures.measure(installation: installation, switches: options.switches, placement: placement)
+        }
+        out.switchSection(switches)
+        json["warm_switch"] = Dictionary(uniqueKeysWithValues: switches.map { w in
+            (w.placement.key, ["globe": w.globe.jsonMilliseconds(), "follow": w.follow.jsonMilliseconds(),
+                               "processes_kept": w.processesKept] as [String: Any])
+        })
+    }
 
     if options.json {
         let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])

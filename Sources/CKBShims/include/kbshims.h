@@ -33,6 +33,11 @@ int kbs_peer_uid(int fd, uid_t *uid);
    out of it (`..` above it, an absolute path). -1 with errno ENOSYS
    where the kernel (or a seccomp filter) lacks the call: then walk with openat. */
 int kbs_open_beneath(int dirfd, const char *path, int flags);
+/* The CPUs a thread (or process: tid = pid) may run on, as a mask of CPUs 0–63
+   (sched_getaffinity/sched_setaffinity); 0 on success. The benchmark pins
+   processes to one CPU with these. */
+int kbs_get_affinity(pid_t tid, unsigned long long *mask);
+int kbs_set_affinity(pid_t tid, unsigned long long mask);
 /* A new pseudo-terminal: returns the master fd and writes the slave's path; -1 on failure. */
 int kbs_open_pty(char *slave_path, size_t length);
 
