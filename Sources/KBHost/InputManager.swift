@@ -109,6 +109,7 @@ public final class InputManager {
                                                   settings, deviceDrawsGlobeKey: settings.deviceDrawsGlobeKey),
                                               hasFullAccess: settings.fullAccess.contains(id), inputModes: settings.enabled,
                                               access: KeyboardAccess(settings: settings, home: store.directory, keyboard: id))
+                session.eventLimit = 1000  // the manager's front ends run for days; they read no history
                 session.onAdvanceToNextInputMode = { [weak self] in try? self?.globe() }
                 session.onEdit = { [weak self, unowned session] edit, before in
                     self?.onEvent(.edited(edit, before: before, after: session.document.buffer))
@@ -127,11 +128,11 @@ public final class InputManager {
         guard !restricted else {  // a password field: only the system keyboard, and the user's choice stays
             return activate(SystemKeyboard.identifier)
         }
-        let settings = try store.update { settings in
-            settings.current = InputModes.next(settings, registry: registry, field: field)
-        }
+        // The next keyboard shows first; the settings (written with fsync, 1–20 ms) follow.
+        let next = InputModes.next(try store.load(), registry: registry, field: field)
         failedUntilSwitch = nil
-        activate(settings.current)
+        activate(next)
+        _ = try store.update { $0.current = next }
         onSettingsChanged()
     }
 

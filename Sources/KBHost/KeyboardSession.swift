@@ -7,7 +7,13 @@ public final class KeyboardSession {
     public let keyboard: LoadableKeyboard
     public internal(set) var document: TextDocument
     public internal(set) var layout = KeyboardLayout()
-    public internal(set) var events: [SessionEvent] = []
+    public internal(set) var events: [SessionEvent] = [] {
+        didSet {  // a long-lived front end keeps the last `eventLimit` (amortized: trimmed at twice that)
+            if let limit = eventLimit, events.count > 2 * limit { events.removeFirst(events.count - limit) }
+        }
+    }
+    /// Keep only this many recent events (nil: all, as `kbhost type --json` reports them).
+    public var eventLimit: Int?
     public private(set) var isVisible = false
     /// Set once the keyboard has failed; the session is then closed.
     public private(set) var failure: KeyboardFailure?

@@ -71,6 +71,14 @@ struct Doctor: ParsableCommand {
         } else {
             check("end to end", required: false, false, "the bundled keyboards are not built", fix: "swift build")
         }
+        // The IBus engine (optional): is it registered where the user's ibus-daemon looks?
+        let component = IBusInstall.componentDir(nil) + "/kbhost.xml"
+        let paths = (ProcessInfo.processInfo.environment["IBUS_COMPONENT_PATH"] ?? "/usr/share/ibus/component").split(separator: ":")
+        let installed = FileManager.default.fileExists(atPath: component)
+        let seen = paths.contains { $0 == Substring(IBusInstall.componentDir(nil)) }
+        check("ibus", required: false, installed && seen,
+              installed ? "\(component), in this session's IBUS_COMPONENT_PATH" : "not registered with IBus",
+              fix: installed ? "log out and in (IBUS_COMPONENT_PATH comes from ~/.config/environment.d)" : "kbhost ibus install")
         if json {
             try printJSON(checks)
         } else {

@@ -46,7 +46,7 @@ final class IBusFrontEnd {
     var notice = ""
     /// The documents this engine produced since the app last told it its text:
     /// surrounding text equal to one of these is an echo arriving late, not a change.
-    var recentDocuments: [TextBuffer] = []
+    var recentDocuments: [Int] = []  // hashes: an app without surrounding text never clears them
     /// While focus leaves or the field is reset, ibus-daemon commits the preedit itself
     /// (it is shown in commit mode): the keyboard's document follows without a second commit.
     var daemonCommitsPreedit = false
@@ -73,8 +73,8 @@ final class IBusFrontEnd {
         case .edited(let edit, let before, let after):
             guard let engine = focused else { return }
             if after.markedRange == nil {
-                recentDocuments.append(after)
-                if recentDocuments.count > 64 { recentDocuments.removeFirst() }
+                recentDocuments.append(after.hashValue)
+                if recentDocuments.count > 32 { recentDocuments.removeFirst() }
             }
             guard !daemonCommitsPreedit else { return }
             let operations = ClientEdit.operations(for: edit, before: before, after: after)
@@ -304,7 +304,7 @@ final class IBusFrontEnd {
         engines[engine, default: EngineState()].surrounding = buffer
         guard engine == focused, !manager.field.traits.isSecureTextEntry,
               manager.currentDocument.buffer.markedRange == nil else { return }
-        if recentDocuments.dropLast().contains(buffer) { return }  // an echo of an earlier state
+        if recentDocuments.dropLast().contains(buffer.hashValue) { return }  // an echo of an earlier state
         recentDocuments = []
         act { manager.appChanged(buffer) }
     }
