@@ -165,7 +165,7 @@ public struct KeyboardAccess: Sendable {
                                   + "then read; keep KBHOST_HOME outside keyboards' bundles and build folders", errno: EPERM)
             }
             spec.containerPath = containers.keyboard(keyboard.identifier)
-            spec.groups = keyboard.manifest.applicationGroups.map { GroupContainer(name: $0, path: containers.group($0)) }
+            spec.groups = keyboard.manifest.ownedApplicationGroups.map { GroupContainer(name: $0, path: containers.group($0)) }
         }
         return spec
     }

@@ -21,6 +21,11 @@ struct Validate: ParsableCommand {
                 continue
             }
             let shown = TerminalText.line(plist)
+            for group in manifest.applicationGroups {
+                if let problem = KeyboardManifest.groupOwnershipProblem(group, bundleIdentifier: manifest.bundleIdentifier) {
+                    Console.out("! \(shown): App Group \(TerminalText.quoted(group)) \(problem)")
+                }
+            }
             guard let library = installation.resolveLibrary(for: manifest, allowProducts: true) ?? Installation.packageLibrary(for: manifest) else {
                 Console.out("✓ \(shown): manifest of \(manifest.bundleIdentifier) is valid")
                 Console.out("  (plugin \(manifest.executable) is not built, so its class was not checked)")
