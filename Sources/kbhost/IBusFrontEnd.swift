@@ -72,7 +72,7 @@ final class IBusFrontEnd {
         switch event {
         case .edited(let edit, let before, let after):
             guard let engine = focused else { return }
-            if after.markedRange == nil {
+            if after.markedRange == nil, kbh_ibus_has_surrounding_text(engine) != 0 {  // only such apps echo
                 recentDocuments.append(after.hashValue)
                 if recentDocuments.count > 32 { recentDocuments.removeFirst() }
             }
