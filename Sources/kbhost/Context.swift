@@ -42,10 +42,23 @@ struct Context {
         }
     }
 
-    func entry(_ id: String) throws -> KeyboardEntry {
-        do { return try registry.require(id) } catch {
+    /// The keyboard a person named: its identifier, or a display name (any case) only one keyboard
+    /// has. Unknown or ambiguous is exit 3, with the closest keyboards or the candidates.
+    func entry(_ name: String) throws -> KeyboardEntry {
+        do { return try registry.resolve(name) } catch {
             throw CommandFailure(error.description, status: Kbhost.Exit.keyboardNotFound)
         }
+    }
+
+    /// An enabled keyboard a person named: an enabled identifier as it is (even one no longer
+    /// installed), else the keyboard `entry` finds, which must be enabled (exit 6).
+    func enabledIdentifier(_ name: String, in settings: KeyboardSettings, hint: String = "") throws -> String {
+        if settings.enabled.contains(name) { return name }
+        let id = try entry(name).identifier
+        guard settings.enabled.contains(id) else {
+            throw CommandFailure("\(id) is not enabled\(hint)", status: Kbhost.Exit.notEnabled)
+        }
+        return id
     }
 
     /// What a keyboard's session may reach: its containers under KBHOST_HOME,

@@ -44,6 +44,11 @@ struct List: ParsableCommand {
 
     @Flag(help: "Every known keyboard, enabled or not.") var all = false
     @Flag(help: "Print JSON for scripts.") var json = false
+    @Flag(help: "Print only the identifiers, one a line.") var ids = false
+
+    func validate() throws {
+        if json && ids { throw ValidationError("--json and --ids do not go together") }
+    }
 
     func run() throws {
         let context = try Context.make()
@@ -54,6 +59,7 @@ struct List: ParsableCommand {
                 .map { KeyboardRow($0, settings: settings) }
         }
         if json { return try printJSON(rows) }
+        if ids { return rows.forEach { Console.out(TerminalText.line($0.identifier)) } }
         Console.out(ListTable.render(rows))
         for row in rows where row.setAside {
             let id = TerminalText.line(row.identifier)
@@ -85,16 +91,13 @@ enum ListTable {
 }
 
 struct Current: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print the current keyboard's name.")
-    @Flag(help: "Print JSON for scripts.") var json = false
+    static let configuration = CommandConfiguration(
+        abstract: "Print the current keyboard's identifier (with --verbose, its name too).")
+    @OptionGroup var output: KeyboardOutput
 
     func run() throws {
         let context = try Context.make()
         let settings = try context.settings()
-        guard let entry = context.registry.entry(settings.current) else {
-            throw exitWithError("the current keyboard \(settings.current) is not installed any more", status: Kbhost.Exit.keyboardNotFound)
-        }
-        if json { return try printJSON(KeyboardRow(entry, settings: settings)) }
-        Console.out(context.name(entry.identifier))
+        try output.show(settings.current, context: context, settings: settings)
     }
 }

@@ -13,7 +13,7 @@ struct Profile: ParsableCommand {
             profile's budget would have ended it. A memory timeline is written as SVG.
             """)
 
-    @Argument(help: "The keyboard's identifier.") var keyboard: String
+    @Argument(help: KeyboardName.one, completion: KeyboardName.completion) var keyboard: String
     @Option(help: "The typing script.") var script: String
     @Option(help: "Write the memory timeline chart (SVG) here.") var svg = "kbhost-profile.svg"
     @Flag(help: "Print the report as JSON.") var json = false
@@ -37,7 +37,8 @@ struct Profile: ParsableCommand {
     func run() throws {
         Sys.ignoreSIGPIPE()
         let context = try Context.make()
-        let entry = try report { try context.entry(keyboard) }
+        let entry = try report { try context.entry(self.keyboard) }
+        let keyboard = entry.identifier
         guard let loadable = entry.loadable else {
             throw exitWithError("\(keyboard) is built in and has no process to profile", status: Kbhost.Exit.refused)
         }

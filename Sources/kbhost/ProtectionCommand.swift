@@ -20,7 +20,7 @@ struct Protection: ParsableCommand {
 
     enum Action: String, ExpressibleByArgument, CaseIterable { case allow, require }
 
-    @Argument(help: "A keyboard identifier.") var identifier: String?
+    @Argument(help: KeyboardName.one, completion: KeyboardName.completion) var keyboard: String?
     @Argument(help: "allow or require.") var action: Action?
     @Argument(help: "Mechanisms.") var mechanisms: [String] = []
     @Flag(help: "Print JSON.") var json = false
@@ -46,7 +46,7 @@ struct Protection: ParsableCommand {
     }
 
     func run() throws {
-        guard let identifier else {
+        guard let keyboard else {
             let k = Protection.kernel()
             if json { try printJSON(k); return }
             Console.out("Landlock ABI: \(k.landlockABI)")
@@ -56,7 +56,7 @@ struct Protection: ParsableCommand {
             return
         }
         let context = try Context.make()
-        _ = try report { try context.entry(identifier) }
+        let identifier = try report { try context.entry(keyboard).identifier }
         switch action {
         case nil:
             let allowed = try context.settings().allowedMissingProtections[identifier] ?? []

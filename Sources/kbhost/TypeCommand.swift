@@ -19,7 +19,8 @@ struct TypeCommand: ParsableCommand {
             Example: kbhost type --keyboard dev.kbhost.Calculator 1 2 + 3 =   (prints 15)
             """)
 
-    @Option(name: .long, help: "The keyboard's bundle identifier, e.g. dev.kbhost.Calculator.")
+    @Option(name: .long, help: ArgumentHelp("The keyboard: its identifier (dev.kbhost.Calculator) or a display name only one keyboard has.",
+                                            valueName: "keyboard"), completion: KeyboardName.completion)
     var keyboard: String
 
     @Flag(help: "Print text, selection, marked text, display and the life-cycle events as JSON.")

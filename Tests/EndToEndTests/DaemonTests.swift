@@ -116,7 +116,7 @@ struct DaemonTests {
         #expect(event.contains("\"identifier\":\"dev.kbhost.Hostile\""), "\(event)")
         let row = try d.kbhost("list").out.split(separator: "\n").first { $0.contains("dev.kbhost.Hostile") }
         #expect(row?.hasSuffix("granted") == true, "\(row ?? "no row")")
-        #expect(try d.kbhost("next").out == "System\n")
+        #expect(try d.kbhost("next").out == "dev.kbhost.System\n")
         #expect(try Self.receive(&subscriber, seconds: 10)?.contains("\"identifier\":\"dev.kbhost.System\"") == true)
     }
 }
