@@ -19,12 +19,12 @@ extension KeyboardRegistry {
         let typed = Self.folded(name)
         let last = Self.lastComponent(typed)
         guard !last.isEmpty else { return [] }
-        let allowed = max(1, min(3, last.count / 3))
+        let allowed = EditDistance.allowed(for: last)
         var scored: [(score: Int, entry: KeyboardEntry)] = []
         for entry in keyboards {
             let id = Self.folded(entry.identifier)
             let forms = [Self.lastComponent(id), Self.folded(entry.manifest.displayName)]
-            var best = (forms.map { Self.editDistance(last, $0, limit: allowed + 1) } + [Self.editDistance(typed, id, limit: allowed + 1)]).min()!
+            var best = (forms.map { EditDistance.between(last, $0, limit: allowed + 1) } + [EditDistance.between(typed, id, limit: allowed + 1)]).min()!
             if last.count >= 3, forms.contains(where: { $0.hasPrefix(last) }) { best = min(best, 1) }
             if best <= allowed { scored.append((best, entry)) }
         }
@@ -35,22 +35,4 @@ extension KeyboardRegistry {
     static func folded(_ s: String) -> String { s.lowercased().filter { $0 != " " } }
 
     static func lastComponent(_ s: String) -> String { s.split(separator: ".").last.map(String.init) ?? s }
-
-    /// Edits (insert, delete, replace, swap two neighbours) from `a` to `b`; anything over `limit` is `limit`.
-    static func editDistance(_ a: String, _ b: String, limit: Int) -> Int {
-        let a = Array(a), b = Array(b)
-        if abs(a.count - b.count) >= limit { return limit }
-        guard !a.isEmpty, !b.isEmpty else { return min(max(a.count, b.count), limit) }
-        var before = [Int](), previous = Array(0...b.count)
-        for i in 1...a.count {
-            var row = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { row[j] = min(row[j], before[j - 2] + 1) }
-            }
-            if row.min()! >= limit { return limit }
-            (before, previous) = (previous, row)
-        }
-        return min(previous[b.count], limit)
-    }
 }

@@ -7,7 +7,12 @@ import KBSystem
 struct Kbhost: ParsableCommand {
     static func main() {
         Sys.unblockTerminationSignals()
-        main(Array(CommandLine.arguments.dropFirst()))
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let problem = CommandNames.problem(arguments) {
+            Console.err("kbhost: error: \(problem)")
+            Foundation.exit(Exit.usage)
+        }
+        main(arguments)
     }
 
     static let configuration = CommandConfiguration(
@@ -22,6 +27,7 @@ struct Kbhost: ParsableCommand {
 
     /// Exit statuses scripts can rely on.
     enum Exit {
+        static let checkFailed: Int32 = 1
         static let keyboardNotFound: Int32 = 3
         static let keyboardFailed: Int32 = 4
         static let noSuchKey: Int32 = 5

@@ -44,11 +44,11 @@ struct Profile: ParsableCommand {
         }
         let text: String
         do { text = try String(contentsOfFile: script, encoding: .utf8) } catch {
-            throw exitWithError("cannot read the script \(script): \(error.localizedDescription)", status: Kbhost.Exit.refused)
+            throw exitWithError("cannot read the script \(script): \(error.localizedDescription)", status: Kbhost.Exit.usage)
         }
         let steps: [TapStep]
         do { steps = try TapStep.script(text) } catch {
-            throw exitWithError("\(script): \(error)", status: 64)
+            throw exitWithError("\(script): \(error)", status: Kbhost.Exit.usage)
         }
         var configuration = context.installation.processConfiguration
         configuration.memoryBudgetBytes = 4 << 30  // watched for its peak, never killed short of RLIMIT_DATA
@@ -67,8 +67,9 @@ struct Profile: ParsableCommand {
         var peak = reader.read()?.total ?? 0
         var last = peak
         for (i, step) in steps.enumerated() {
-            do { try step.perform(on: session) } catch {
-                throw exitWithError("tap \(i + 1) of \(script): \(error)", status: Kbhost.Exit.keyboardFailed)
+            do throws(SessionError) { try step.perform(on: session) } catch {
+                let status = if case .noSuchKey = error { Kbhost.Exit.noSuchKey } else { Kbhost.Exit.keyboardFailed }
+                throw exitWithError("tap \(i + 1) of \(script): \(error)", status: status)
             }
             last = reader.read()?.total ?? last
             peak = max(peak, last)

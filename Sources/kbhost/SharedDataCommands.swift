@@ -71,7 +71,7 @@ struct Defaults: ParsableCommand {
                 let values = try store.load()
                 if let key {
                     guard let v = values[key] else {
-                        throw exitWithError("\(group) has no key '\(key)'", status: Kbhost.Exit.invalid)
+                        throw exitWithError("\(group) has no key '\(key)'", status: Kbhost.Exit.noSuchKey)
                     }
                     if json { try printJSON(DefaultsEntry(v)) } else { Console.out(DefaultsEntry(v).value) }
                 } else if json {
@@ -88,7 +88,7 @@ struct Defaults: ParsableCommand {
                 try store.set(try parse(value!), forKey: key!)
             case .delete:
                 guard try store.load()[key!] != nil else {
-                    throw exitWithError("\(group) has no key '\(key!)'", status: Kbhost.Exit.invalid)
+                    throw exitWithError("\(group) has no key '\(key!)'", status: Kbhost.Exit.noSuchKey)
                 }
                 try store.set(nil, forKey: key!)
             }
@@ -200,7 +200,7 @@ struct Replacements: ParsableCommand {
         case .remove:
             try context.update { settings in
                 guard settings.textReplacements.removeValue(forKey: shortcut!) != nil else {
-                    throw CommandFailure("there is no text replacement '\(shortcut!)'", status: Kbhost.Exit.invalid)
+                    throw CommandFailure("there is no text replacement '\(shortcut!)'", status: Kbhost.Exit.noSuchKey)
                 }
             }
         }

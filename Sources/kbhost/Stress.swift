@@ -57,7 +57,7 @@ struct Stress: ParsableCommand {
         try result.timeline.svg(budget: configuration.memoryBudgetBytes ?? 0)
             .write(toFile: svg, atomically: true, encoding: .utf8)
         if json { try printJSON(result.report) } else { Console.out(result.report.text(svg: svg)) }
-        if !result.report.passed { throw ExitCode(1) }
+        if !result.report.passed { throw ExitCode(Kbhost.Exit.checkFailed) }
     }
 }
 

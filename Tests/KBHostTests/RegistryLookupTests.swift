@@ -66,9 +66,11 @@ struct RegistryResolveTests {
         #expect(r.suggestions(for: "dev.example.Clac").map(\.identifier) == ["dev.example.Calc"])
         #expect(r.suggestions(for: "xyz").isEmpty)
         #expect(r.suggestions(for: "calc").map(\.identifier) == ["dev.example.Calc"])
-        #expect(KeyboardRegistry.editDistance("kitten", "sitting", limit: 10) == 3)
-        #expect(KeyboardRegistry.editDistance("alhpa", "alpha", limit: 10) == 1, "a swap is one edit")
-        #expect(KeyboardRegistry.editDistance("", "abc", limit: 10) == 3)
-        #expect(KeyboardRegistry.editDistance("abcdef", "uvwxyz", limit: 2) == 2)
+        #expect(EditDistance.between("kitten", "sitting", limit: 10) == 3)
+        #expect(EditDistance.between("alhpa", "alpha", limit: 10) == 1, "a swap is one edit")
+        #expect(EditDistance.between("", "abc", limit: 10) == 3)
+        #expect(EditDistance.between("abcdef", "uvwxyz", limit: 2) == 2)
+        #expect(EditDistance.closest(to: "lsit", among: ["list", "set", "next"]) == ["list"])
+        #expect(EditDistance.closest(to: "pro", among: ["profile", "protection", "order"]) == ["profile", "protection"])
     }
 }
