@@ -109,10 +109,27 @@ struct FieldOptions: ParsableArguments {
 
 func printJSON(_ value: some Encodable) throws { Console.out(try jsonText(value)) }
 
+/// An optional that JSON always shows, as null when it is absent: the conventions of kbhost's
+/// JSON are every key always present, memory in bytes, and values of their own type.
+@propertyWrapper
+struct Nullable<Value: Encodable>: Encodable {
+    var wrappedValue: Value?
+    init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        if let wrappedValue { try c.encode(wrappedValue) } else { try c.encodeNil() }
+    }
+}
+
 /// JSON for scripts: every control character in a string escaped (C0 by the
 /// encoder, DEL and C1 by TerminalText.json), so that it is safe in a terminal too.
 func jsonText(_ value: some Encodable) throws -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    return TerminalText.json(String(decoding: try encoder.encode(value), as: UTF8.self))
+    let text = String(decoding: try encoder.encode(value), as: UTF8.self)
+    // Foundation on Linux spreads an empty array or object over three lines; a newline
+    // never occurs inside a JSON string (it is escaped), so only empty ones are matched.
+    let compact = text.replacing(/\[\n\s*\]/, with: "[]").replacing(/\{\n\s*\}/, with: "{}")
+    return TerminalText.json(compact)
 }

@@ -11,13 +11,13 @@ struct KeyboardRow: Encodable {
     var rightToLeft: Bool
     var openAccessRequested: Bool
     var openAccessGranted: Bool
-    var enabledPosition: Int?
+    @Nullable var enabledPosition: Int?
     var current: Bool
     var source: String
     /// Failures in a row, and whether the keyboard is set aside (and why).
     var failures: Int
     var setAside: Bool
-    var lastFailure: String?
+    @Nullable var lastFailure: String?
 
     init(_ entry: KeyboardEntry, settings: KeyboardSettings) {
         identifier = entry.identifier

@@ -20,17 +20,18 @@ struct Profile: ParsableCommand {
 
     struct Row: Encodable {
         var profile: String
-        var budgetMiB: Int
+        var budgetBytes: Int
         var fits: Bool
         /// The first tap (1-based) after which the footprint was over the budget.
-        var overAfterTap: Int?
+        @Nullable var overAfterTap: Int?
     }
 
+    /// Memory in bytes, as in all of kbhost's JSON.
     struct Report: Encodable {
         var keyboard: String
         var taps: Int
-        var peakFootprintMiB: Double
-        var finalFootprintMiB: Double
+        var peakFootprintBytes: Int
+        var finalFootprintBytes: Int
         var profiles: [Row]
     }
 
@@ -81,17 +82,16 @@ struct Profile: ParsableCommand {
         }
         peak = max(peak, session.peakFootprint ?? 0)
         let rows = Governor.profiles.map {
-            Row(profile: $0.name, budgetMiB: $0.budget >> 20, fits: peak <= $0.budget, overAfterTap: overAfter[$0.name])
+            Row(profile: $0.name, budgetBytes: $0.budget, fits: peak <= $0.budget, overAfterTap: overAfter[$0.name])
         }
         try timeline.svg(budget: Governor.defaultBudget).write(toFile: svg, atomically: true, encoding: .utf8)
-        let result = Report(keyboard: keyboard, taps: steps.count, peakFootprintMiB: Double(peak) / 1_048_576,
-                            finalFootprintMiB: Double(last) / 1_048_576, profiles: rows)
+        let result = Report(keyboard: keyboard, taps: steps.count, peakFootprintBytes: peak, finalFootprintBytes: last, profiles: rows)
         if json { return try printJSON(result) }
         Console.out(String(format: "%@: %d taps, peak footprint %.2f MiB, at the end %.2f MiB", keyboard, steps.count,
-                           result.peakFootprintMiB, result.finalFootprintMiB))
+                           Double(peak) / 1_048_576, Double(last) / 1_048_576))
         for row in rows {
             let verdict = row.fits ? "fits" : "would be killed" + (row.overAfterTap.map { " after tap \($0)" } ?? "")
-            Console.out("  \(row.profile) (\(row.budgetMiB) MiB): \(verdict)")
+            Console.out("  \(row.profile) (\(row.budgetBytes >> 20) MiB): \(verdict)")
         }
         Console.out("  timeline: \(svg)")
     }

@@ -38,6 +38,12 @@ struct Protection: ParsableCommand {
         var available: [String: Bool]
     }
 
+    /// `protection ID --json`: what one keyboard may run without.
+    struct KeyboardReport: Encodable {
+        var identifier: String
+        var allowedMissing: [String]
+    }
+
     static func kernel() -> KernelReport {
         let have = kbh_sandbox_available()
         var available: [String: Bool] = [:]
@@ -60,7 +66,7 @@ struct Protection: ParsableCommand {
         switch action {
         case nil:
             let allowed = try context.settings().allowedMissingProtections[identifier] ?? []
-            if json { try printJSON(allowed) } else {
+            if json { try printJSON(KeyboardReport(identifier: identifier, allowedMissing: allowed)) } else {
                 Console.out(allowed.isEmpty ? "\(identifier) requires every protection" : "\(identifier) may run without: \(allowed.joined(separator: ", "))")
             }
         case .allow?:

@@ -136,14 +136,14 @@ struct TypeReport: Encodable {
     var pid: Int32
     var text: String
     var selection: Range
-    var markedText: String?
-    var markedSelectedRange: Range?
+    @Nullable var markedText: String?
+    @Nullable var markedSelectedRange: Range?
     var display: String
     var events: [String]
-    var failure: String?
+    @Nullable var failure: String?
     /// The extension process's peak footprint (RssAnon + RssShmem + swap), as the governor saw it.
-    var peakFootprintBytes: Int?
-    var memoryBudgetBytes: Int?
+    @Nullable var peakFootprintBytes: Int?
+    @Nullable var memoryBudgetBytes: Int?
 
     init(session: KeyboardSession, pid: Int32, budget: Int?) {
         let buffer = session.document.buffer
