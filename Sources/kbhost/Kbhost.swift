@@ -2,9 +2,12 @@ import ArgumentParser
 import Foundation
 import KBHost
 import KBSystem
+import KBWire
 
 @main
 struct Kbhost: ParsableCommand {
+    /// This kbhost's version (`kbhost --version`), with the plugin ABI and wire protocol it speaks.
+    static let version = "0.1.0"
     static func main() {
         Sys.unblockTerminationSignals()
         let arguments = Array(CommandLine.arguments.dropFirst())
@@ -22,8 +25,9 @@ struct Kbhost: ParsableCommand {
             Keyboards are plugins (shared libraries) described by Info.plist manifests. \
             kbhost loads each into its own extension process and types into a document it owns.
             """,
+        version: "\(version) (plugin ABI \(WireVersion.abiVersion), wire protocol \(WireVersion.protocolVersion))",
         subcommands: [List.self, Current.self, Enable.self, Disable.self, Order.self, SetCurrent.self, Next.self,
-                      Access.self, Defaults.self, PasteboardCommand.self, Replacements.self, Protection.self, GlobeKey.self, Budget.self, Reset.self, Validate.self, Install.self, New.self, SDK.self, Doctor.self, TypeCommand.self, Stress.self, Profile.self, Serve.self, Attach.self, IBus.self, Demo.self])
+                      Access.self, Defaults.self, PasteboardCommand.self, Replacements.self, Protection.self, GlobeKey.self, Budget.self, Reset.self, Validate.self, Install.self, Uninstall.self, New.self, SDK.self, Doctor.self, TypeCommand.self, Stress.self, Profile.self, Serve.self, Attach.self, IBus.self, Demo.self])
 
     /// Exit statuses scripts can rely on.
     enum Exit {

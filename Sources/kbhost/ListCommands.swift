@@ -40,7 +40,10 @@ struct KeyboardRow: Encodable {
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the enabled keyboards in order (with --all, every keyboard kbhost knows).",
-        discussion: "* marks the current keyboard; # is the position in the enabled list (the globe key's order).")
+        discussion: """
+            * marks the current keyboard; # is the position in the enabled list (the globe key's order); \
+            FAILURES counts a keyboard's failures in a row (after \(KeyboardSettings.setAsideAfter) it is set aside until enabled again).
+            """)
 
     @Flag(help: "Every known keyboard, enabled or not.") var all = false
     @Flag(help: "Print JSON for scripts.") var json = false
@@ -72,12 +75,13 @@ enum ListTable {
     /// The human table: fixed columns, widths from the content. A cell is one line
     /// (TerminalText.line): a newline in a keyboard's name cannot forge a row.
     static func render(_ rows: [KeyboardRow]) -> String {
-        let header = ["", "#", "IDENTIFIER", "NAME", "LANGUAGE", "ASCII", "RTL", "OPEN ACCESS"]
+        let header = ["", "#", "IDENTIFIER", "NAME", "LANGUAGE", "ASCII", "RTL", "OPEN ACCESS", "FAILURES"]
         let body = rows.map { row -> [String] in
             let access = !row.openAccessRequested ? "-" : (row.openAccessGranted ? "granted" : "requested")
+            let failures = row.failures == 0 ? "-" : "\(row.failures)" + (row.setAside ? ", set aside" : "")
             return [row.current ? "*" : "", row.enabledPosition.map(String.init) ?? "-", TerminalText.line(row.identifier),
                     TerminalText.line(row.name), TerminalText.line(row.primaryLanguage),
-                    row.asciiCapable ? "yes" : "no", row.rightToLeft ? "yes" : "no", access]
+                    row.asciiCapable ? "yes" : "no", row.rightToLeft ? "yes" : "no", access, failures]
         }
         let table = [header] + body
         let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }

@@ -139,25 +139,30 @@ func report<T>(_ body: () throws -> T) throws -> T {
 struct GlobeKey: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "globe-key",
-        abstract: "Who draws the globe key: the keyboard (default) or the device (then needsInputModeSwitchKey is false).")
-    @Argument(help: "keyboard or device.") var drawnBy: String
+        abstract: "Show or set who draws the globe key: the keyboard (default) or the device (then needsInputModeSwitchKey is false).")
+    @Argument(help: "keyboard or device; without it, print the setting.") var drawnBy: String?
 
     func validate() throws {
-        guard drawnBy == "keyboard" || drawnBy == "device" else {
+        if let drawnBy, drawnBy != "keyboard" && drawnBy != "device" {
             throw ValidationError("globe-key takes 'keyboard' or 'device', not '\(drawnBy)'")
         }
     }
 
     func run() throws {
         let context = try Context.make()
-        try context.update { $0.deviceDrawsGlobeKey = drawnBy == "device" }
+        let settings = if let drawnBy { try context.update { $0.deviceDrawsGlobeKey = drawnBy == "device" } } else { try context.settings() }
+        Console.out(settings.deviceDrawsGlobeKey ? "device" : "keyboard")
     }
 }
 
 struct Budget: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show or set the memory budget every keyboard's process runs under (default 48 MiB).",
-        discussion: "Over it, a keyboard is killed at once, as iOS's jetsam does, and the user is put on another keyboard.")
+        discussion: """
+            Over it, a keyboard is killed at once, as iOS's jetsam does, and the user is put on another keyboard. \
+            A budget is \(Governor.budgetHelp); over \(Governor.backstop >> 20) MiB, the worker's RLIMIT_DATA \
+            would fail the keyboard first.
+            """)
     @Argument(help: ArgumentHelp("The budget: \(Governor.budgetHelp).")) var budget: String?
 
     func validate() throws {
@@ -194,7 +199,7 @@ struct BudgetOption: ParsableArguments {
 func parsedBudget(_ text: String?) throws(ValidationError) -> Int? {
     guard let text else { return nil }
     guard let bytes = Governor.budget(parsing: text) else {
-        throw ValidationError("'\(text)' is not a budget; give \(Governor.budgetHelp)")
+        throw ValidationError("'\(text)' is not a budget: give \(Governor.budgetHelp)")
     }
     return bytes
 }

@@ -81,11 +81,11 @@ struct InputManagerTests {
         let r = try w.kbhost("list", "--all")
         #expect(r.status == 0)
         #expect(r.out == """
-              # IDENTIFIER        NAME   LANGUAGE ASCII RTL OPEN ACCESS
-            * 1 dev.kbhost.System System en-US    yes   no  -
-              - dev.example.Alpha Alpha  en-US    yes   no  -
-              - dev.example.Beta  Beta   ja-JP    no    no  requested
-              - dev.example.Gamma Gamma  ar-SA    yes   yes -
+              # IDENTIFIER        NAME   LANGUAGE ASCII RTL OPEN ACCESS FAILURES
+            * 1 dev.kbhost.System System en-US    yes   no  -           -
+              - dev.example.Alpha Alpha  en-US    yes   no  -           -
+              - dev.example.Beta  Beta   ja-JP    no    no  requested   -
+              - dev.example.Gamma Gamma  ar-SA    yes   yes -           -
 
             """)
     }
@@ -99,10 +99,10 @@ struct InputManagerTests {
         #expect(try w.kbhost("next").out == "dev.example.Beta\n")
         #expect(try w.kbhost("current").out == "dev.example.Beta\n")
         #expect(try w.kbhost("list").out == """
-              # IDENTIFIER        NAME   LANGUAGE ASCII RTL OPEN ACCESS
-              1 dev.kbhost.System System en-US    yes   no  -
-              2 dev.example.Alpha Alpha  en-US    yes   no  -
-            * 3 dev.example.Beta  Beta   ja-JP    no    no  granted
+              # IDENTIFIER        NAME   LANGUAGE ASCII RTL OPEN ACCESS FAILURES
+              1 dev.kbhost.System System en-US    yes   no  -           -
+              2 dev.example.Alpha Alpha  en-US    yes   no  -           -
+            * 3 dev.example.Beta  Beta   ja-JP    no    no  granted     -
 
             """)
         #expect(try w.kbhost("next").out == "dev.kbhost.System\n")
