@@ -29,6 +29,9 @@ struct Kbhost: ParsableCommand {
         subcommands: [List.self, Current.self, Enable.self, Disable.self, Order.self, SetCurrent.self, Next.self,
                       Access.self, Defaults.self, PasteboardCommand.self, Replacements.self, Protection.self, GlobeKey.self, Budget.self, Reset.self, Validate.self, Install.self, Uninstall.self, New.self, SDK.self, Doctor.self, TypeCommand.self, Stress.self, Profile.self, Serve.self, Attach.self, IBus.self, Demo.self])
 
+    /// swift-argument-parser's errors begin as kbhost's own do.
+    static var _errorPrefix: String { "kbhost: error: " }
+
     /// Exit statuses scripts can rely on.
     enum Exit {
         static let checkFailed: Int32 = 1

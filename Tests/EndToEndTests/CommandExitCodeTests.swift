@@ -103,7 +103,9 @@ struct CommandExitCodeTests {
         #expect(help.status == 64, "help of an unknown command")
         #expect(help.err.contains("no command 'kbhost nonexist'"))
         #expect(try w.kbhost("help", "list").status == 0)
-        #expect(try w.kbhost("list", "--nope").status == 64)
+        let option = try w.kbhost("list", "--nope")
+        #expect(option.status == 64)
+        #expect(option.err.hasPrefix("kbhost: error: Unknown option '--nope'"), "every error begins the same: \(option.err)")
         #expect(try w.kbhost("access", "dev.example.Beta", "maybe").status == 64)
         let missing = w.root + "/no-such-script"
         #expect(try w.run(["type", "--keyboard", "dev.kbhost.NumberPad", "--script", missing], extraEnvironment: real).status == 64)
