@@ -244,8 +244,7 @@ public final class InputManager {
             }
             return .tapped
         }
-        let aliases = ["-": "−", "*": "×", "/": "÷"]
-        let target = session.layout.key(named: name) == nil ? (aliases[name] ?? name) : name
+        let target = session.layout.keyName(typed: name)
         do {
             if session.layout.key(named: target) == nil, target != target.lowercased(),
                session.layout.key(named: target.lowercased()) != nil, session.layout.key(named: "shift") != nil {

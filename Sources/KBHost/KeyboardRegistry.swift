@@ -36,14 +36,21 @@ public struct KeyboardEntry: Hashable, Sendable {
 
 public enum RegistryError: Error, Hashable, Sendable, CustomStringConvertible {
     case duplicate(identifier: String, first: String, second: String)
-    case unknown(String, known: [String])
+    /// No keyboard has this identifier (or name); `suggestions` are the identifiers closest to it.
+    case unknown(String, known: [String], suggestions: [String] = [])
+    /// A display name more than one keyboard has: their identifiers.
+    case ambiguous(String, candidates: [String])
 
     public var description: String {
         switch self {
         case .duplicate(let id, let first, let second):
             "two keyboards have the identifier \(id): \(first) and \(second); remove or rename one"
-        case .unknown(let id, let known):
-            "no keyboard \(id); known keyboards: \(known.joined(separator: ", "))"
+        case .unknown(let id, let known, let suggestions):
+            !suggestions.isEmpty ? "no keyboard \(id); did you mean \(suggestions.joined(separator: " or "))?"
+                : known.count <= 12 ? "no keyboard \(id); known keyboards: \(known.joined(separator: ", "))"
+                : "no keyboard \(id); `kbhost list --all` shows all \(known.count)"
+        case .ambiguous(let name, let candidates):
+            "\(candidates.count) keyboards are named '\(name)': \(candidates.joined(separator: ", ")); give one's identifier"
         }
     }
 }

@@ -99,3 +99,49 @@ struct Install: ParsableCommand {
         Console.out("installed \(TerminalText.line(manifest.displayName)) (\(manifest.bundleIdentifier)) in \(TerminalText.line(destination))")
     }
 }
+
+struct Uninstall: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Remove a keyboard `kbhost install` put in your keyboards: it is disabled, its grants go, its bundle is deleted.",
+        discussion: """
+            Only keyboards in KBHOST_HOME/Keyboards: bundled ones and those from KBHOST_KEYBOARDS are refused. \
+            The keyboard's container (KBHOST_HOME/Containers/Keyboards/ID), the data it kept, stays.
+            """)
+
+    @Argument(help: KeyboardName.one, completion: KeyboardName.completion) var keyboard: String
+
+    func run() throws {
+        let context = try Context.make()
+        let entry = try report { try context.entry(keyboard) }
+        let id = entry.identifier
+        let keyboards = context.store.directory + "/Keyboards"
+        let manifest = entry.manifest.path
+        let folder = (manifest as NSString).deletingLastPathComponent
+        // What goes: the bundle folder install made (a lone manifest put there by hand goes alone).
+        let target = folder == keyboards ? manifest : folder
+        guard entry.source == "installed", (target as NSString).deletingLastPathComponent == keyboards else {
+            let whence = entry.isSystem ? "built into kbhost"
+                : entry.source == "bundled" ? "bundled with kbhost (\(TerminalText.line(manifest)))"
+                : "from KBHOST_KEYBOARDS (\(TerminalText.line(manifest)))"
+            throw exitWithError("\(id) is \(whence), not installed with `kbhost install`; only installed keyboards can be uninstalled",
+                                status: Kbhost.Exit.refused)
+        }
+        try context.update { settings in
+            if settings.current == id && settings.enabled.count > 1 {
+                settings.current = InputModes.next(settings, registry: context.registry, field: FieldContext())
+            }
+            settings.enabled.removeAll { $0 == id }
+            settings.fullAccess.removeAll { $0 == id }
+            settings.failures[id] = nil
+            settings.allowedMissingProtections[id] = nil
+        }
+        do {
+            // The manifest first: from then on the folder is no keyboard, whatever is left of it.
+            if target != manifest { try FileManager.default.removeItem(atPath: manifest) }
+            try FileManager.default.removeItem(atPath: target)
+        } catch {
+            throw exitWithError("removing \(TerminalText.line(target)): \(error.localizedDescription)", status: Kbhost.Exit.refused)
+        }
+        Console.out("uninstalled \(context.name(id)) (\(id)) from \(TerminalText.line(target))")
+    }
+}

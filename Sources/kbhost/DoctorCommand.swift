@@ -84,6 +84,6 @@ struct Doctor: ParsableCommand {
         } else {
             for c in checks { Console.out("\(c.ok ? "✓" : c.required ? "✗" : "–") \(c.name): \(c.detail)") }
         }
-        if checks.contains(where: { !$0.ok && $0.required }) { throw ExitCode(1) }
+        if checks.contains(where: { !$0.ok && $0.required }) { throw ExitCode(Kbhost.Exit.checkFailed) }
     }
 }
