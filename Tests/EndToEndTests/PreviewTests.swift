@@ -142,6 +142,32 @@ struct PreviewTests {
         }
     }
 
+    /// README's and the guide's pictures (docs/images/preview-*.png) and how each is drawn.
+    static let docsPictures: [(file: String, arguments: [String])] = [
+        ("preview-calculator.png", ["dev.kbhost.Calculator", "--after", "1 2 + 3"]),
+        ("preview-science.png", ["dev.kbhost.Science"]),
+        ("preview-kana.png", ["dev.kbhost.Kana", "--after", "n i h o n g o space"]),
+        ("preview-english.png", ["dev.kbhost.English", "--after", "t h e space q u i c", "--dark"]),
+        ("preview-numberpad.png", ["dev.kbhost.NumberPad", "--landscape"]),
+    ]
+
+    /// The docs' pictures are of the layouts the keyboards send today: each is
+    /// drawn again and must have the committed picture's size (not its pixels:
+    /// fonts differ). KBHOST_UPDATE_SCREENSHOTS=1 writes them to docs/images.
+    @Test(.enabled(if: PreviewTests.hasRSVG, PreviewTests.rsvgNote))
+    func theDocsPicturesShowTheSampleKeyboardsAsTheyAre() throws {
+        let w = try World()
+        let images = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/images").path
+        let update = ProcessInfo.processInfo.environment["KBHOST_UPDATE_SCREENSHOTS"] == "1"
+        func size(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))[16 ..< 24]) }
+        for (file, arguments) in PreviewTests.docsPictures {
+            let fresh = update ? images + "/" + file : w.root + "/" + file
+            _ = try preview(w, arguments + ["--png", fresh, "--scale", "1.5"])
+            #expect(try size(fresh) == size(images + "/" + file), "docs/images/\(file) is out of date: KBHOST_UPDATE_SCREENSHOTS=1")
+        }
+    }
+
     @Test(.enabled(if: PreviewTests.hasRSVG, PreviewTests.rsvgNote))
     func aMissingJapaneseFontIsNamed() throws {
         let w = try World()
