@@ -36,11 +36,14 @@ public struct KeyboardPicture: Codable, Hashable, Sendable {
 
     /// A rectangle in points, from the picture's top left corner.
     public struct Frame: Codable, Hashable, Sendable {
+        /// The left edge.
         public var x: Double
+        /// The top edge.
         public var y: Double
         public var width: Double
         public var height: Double
 
+        /// A frame with its figures rounded to hundredths of a point.
         public init(x: Double, y: Double, width: Double, height: Double) {
             (self.x, self.y, self.width, self.height) = (round2(x), round2(y), round2(width), round2(height))
         }
@@ -48,14 +51,18 @@ public struct KeyboardPicture: Codable, Hashable, Sendable {
 
     /// One key of the layout and where it is drawn.
     public struct Key: Codable, Hashable, Sendable {
+        /// The key's identifier (`r1c2`, row and column, when the keyboard gave none).
         public var identifier: String
+        /// The key's label, as the keyboard sent it (the SVG escapes it).
         public var label: String
         /// The key's role (`KeyboardLayout.Key.Role`'s name).
         public var role: String
         /// The key's width in the layout's units.
         public var width: Double
+        /// The key's place in the layout the keyboard sent (empty rows counted).
         public var row: Int
         public var column: Int
+        /// How it is drawn, from its role and identifier.
         public var style: Style
         /// The key cap (or the candidate's cell).
         public var frame: Frame
@@ -65,15 +72,19 @@ public struct KeyboardPicture: Codable, Hashable, Sendable {
 
     /// The keyboard's bundle identifier.
     public var keyboard: String
+    /// Portrait or landscape: the keyboard's size.
     public var orientation: Orientation
+    /// Light or dark: the colours.
     public var appearance: Appearance
-    /// The whole picture: the keyboard's size, plus the display line and the candidate bars above the keys.
+    /// The picture's width: the keyboard's.
     public var width: Double
+    /// The picture's height: the keyboard's, plus the display line and the candidate bars above the keys.
     public var height: Double
     /// Points per unit of key width in the key rows: a key of width w is w × unit − gap wide.
     public var unit: Double
     /// The space between two keys, in points.
     public var gap: Double
+    /// The keyboard's display line, as it sent it.
     public var display: String
     /// Where the display line is (nil when the display is empty).
     public var displayFrame: Frame?
@@ -114,7 +125,8 @@ public struct KeyboardPicture: Codable, Hashable, Sendable {
             keys += Self.keyRow(row, y: y, pitch: pitch, width: size.width, unit: unit, m)
             y += pitch
         }
-        if keyRowsSeen > 0 { y += m.bottom }
+        // The keyboard's view keeps its size with no key rows (a bar alone, or nothing sent yet).
+        y += keyRowsSeen > 0 ? m.bottom : size.height
         height = round2(y)
     }
 

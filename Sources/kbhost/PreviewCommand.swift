@@ -20,7 +20,7 @@ struct Preview: ParsableCommand {
             (Japanese: fonts-droid-fallback).
             Examples:
               kbhost preview dev.kbhost.Calculator > calculator.svg
-              kbhost preview dev.kbhost.Kana --after "n i h o n g o space" --dark --png kana.png
+              kbhost preview dev.kbhost.Kana --after "n i h o n g o space" --png kana.png
               kbhost preview dev.kbhost.NumberPad --landscape --json
             """)
 
