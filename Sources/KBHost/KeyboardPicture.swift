@@ -130,6 +130,25 @@ public struct KeyboardPicture: Codable, Hashable, Sendable {
         height = round2(y)
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case keyboard, orientation, appearance, width, height, unit, gap, display, displayFrame, keys
+    }
+
+    /// Every key always present, as kbhost's JSON has it: `displayFrame` is null without a display line.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(keyboard, forKey: .keyboard)
+        try c.encode(orientation, forKey: .orientation)
+        try c.encode(appearance, forKey: .appearance)
+        try c.encode(width, forKey: .width)
+        try c.encode(height, forKey: .height)
+        try c.encode(unit, forKey: .unit)
+        try c.encode(gap, forKey: .gap)
+        try c.encode(display, forKey: .display)
+        try c.encode(displayFrame, forKey: .displayFrame)
+        try c.encode(keys, forKey: .keys)
+    }
+
     /// The keys that are drawn (all but gaps).
     public var visibleKeys: [Key] { keys.filter { $0.style != .gap } }
 

@@ -16,15 +16,15 @@ struct Preview: ParsableCommand {
             with their widths, character keys light and function keys darker, the display line above, and \
             keys named candidate.N or suggestion.N as a candidate bar. Sizes are an iPhone's keyboard \
             (375×216 points in portrait, 667×162 in landscape) plus the display line and the candidate bar.
-            --png needs rsvg-convert (Debian: librsvg2-bin) and fonts for the keyboard's script \
-            (Japanese: fonts-droid-fallback).
+            --png needs rsvg-convert (Debian: librsvg2-bin; exit status 1 without it) and fonts for the \
+            keyboard's script (Japanese: fonts-droid-fallback).
             Examples:
               kbhost preview dev.kbhost.Calculator > calculator.svg
               kbhost preview dev.kbhost.Kana --after "n i h o n g o space" --png kana.png
               kbhost preview dev.kbhost.NumberPad --landscape --json
             """)
 
-    @Argument(help: "The keyboard's bundle identifier, e.g. dev.kbhost.Calculator.")
+    @Argument(help: KeyboardName.one, completion: KeyboardName.completion)
     var keyboard: String
 
     @Flag(help: "Landscape (667×162 points; the keyboard gets viewWillTransition) instead of portrait (375×216).")
@@ -39,7 +39,7 @@ struct Preview: ParsableCommand {
     @Option(help: ArgumentHelp("Write the SVG here instead of to standard output.", valueName: "file"))
     var svg: String?
 
-    @Flag(help: "Print the geometry (every key's frame, style and font size) as JSON instead of the SVG.")
+    @Flag(help: "Print the geometry (every key's frame, style and font size) as JSON instead of the SVG (displayFrame null without a display line).")
     var json = false
 
     @Option(help: ArgumentHelp("Tap these keys first, as kbhost type takes them (e.g. \"n i h o n g o space\").",
@@ -76,7 +76,7 @@ struct Preview: ParsableCommand {
         }
         if let svg {
             do { try Data(picture.svg.utf8).write(to: URL(fileURLWithPath: svg)) } catch {
-                throw exitWithError("cannot write \(svg): \(error.localizedDescription)", status: ExitCode.failure.rawValue)
+                throw exitWithError("cannot write \(svg): \(error.localizedDescription)", status: Kbhost.Exit.checkFailed)
             }
         }
         if json {
@@ -129,7 +129,7 @@ struct PNGRenderer {
         guard let path = directories.map({ "\($0)/rsvg-convert" }).first(where: FileManager.default.isExecutableFile) else {
             throw exitWithError("--png needs rsvg-convert, which is not on PATH: install it (Debian and Ubuntu: "
                                 + "apt-get install librsvg2-bin; scripts/install-deps does), or write the SVG with --svg FILE",
-                                status: ExitCode.failure.rawValue)
+                                status: Kbhost.Exit.checkFailed)
         }
         return PNGRenderer(path: path)
     }
@@ -146,13 +146,13 @@ struct PNGRenderer {
             process.standardError = errors
             try process.run()
         } catch {
-            throw exitWithError("cannot run \(path): \(error.localizedDescription)", status: ExitCode.failure.rawValue)
+            throw exitWithError("cannot run \(path): \(error.localizedDescription)", status: Kbhost.Exit.checkFailed)
         }
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw exitWithError("rsvg-convert could not write \(file): \(message.trimmingCharacters(in: .whitespacesAndNewlines))",
-                                status: ExitCode.failure.rawValue)
+                                status: Kbhost.Exit.checkFailed)
         }
     }
 

@@ -121,6 +121,7 @@ struct PreviewTests {
             "9 character character w1.0 252.0,114.5 117.0x40.5 22.0", "🌐 globe function w1.0 6.0,166.0 117.0x40.5 15.0",
             "0 character character w1.0 129.0,166.0 117.0x40.5 22.0", "⌫ delete function w1.0 252.0,166.0 117.0x40.5 15.0",
         ])
+        #expect(try preview(w, ["dev.kbhost.NumberPad", "--json"]).contains("\"displayFrame\" : null"), "every key present")
         let noGlobe = try picture(w, ["dev.kbhost.NumberPad", "--no-globe"])
         #expect(noGlobe.keys.map(\.label).suffix(2) == ["0", "⌫"])
         #expect(noGlobe.keys[9].frame == KeyboardPicture.Frame(x: 67.5, y: 166, width: 117, height: 40.5), "a shorter row is centred")
@@ -194,6 +195,9 @@ struct PreviewTests {
         let missing = try w.run(["preview", "dev.kbhost.NumberPad", "--after", "nope"], extraEnvironment: env)
         #expect(missing.status == 5 && missing.err.contains("nope"))
         #expect(try w.run(["preview", "dev.example.Nothing"], extraEnvironment: env).status == 3)
+        try w.makeBundle(id: "dev.example.Crashy", library: "libFaultKeyboards.so", principal: "CrashOnKey")
+        let crashed = try w.run(["preview", "dev.example.Crashy", "--after", "1 boom"], extraEnvironment: ["KBHOST_KEYBOARDS": w.root + "/bundles"])
+        #expect(crashed.status == 4 && crashed.err.contains("dev.example.Crashy") && crashed.out.isEmpty, "\(crashed.err)")
         let svgFile = w.root + "/pad.svg"
         #expect(try preview(w, ["dev.kbhost.NumberPad", "--svg", svgFile]) == "")
         #expect(try String(contentsOfFile: svgFile, encoding: .utf8) == preview(w, ["dev.kbhost.NumberPad"]))
