@@ -70,6 +70,9 @@ struct BinaryPropertyList {
 
         /// The value of object `ref` if it is ready (a scalar, or a container read before); else its frame is pushed.
         func enter(_ ref: Int, label: KeyPathComponent?) throws(PropertyListProblem) -> (value: PropertyList, height: Int)? {
+            guard ref < objectCount else {
+                throw Self.problem("refers to object \(ref), but has \(objectCount) objects", at: path(label))
+            }
             if let known = done[ref] {
                 guard stack.count + known.height <= PropertyList.Limits.depth else {
                     throw Self.problem("nests dictionaries and arrays more than \(PropertyList.Limits.depth) deep", at: path(label))
@@ -213,12 +216,8 @@ struct BinaryPropertyList {
             try need(start, references * referenceSize, object: ref, at: path)
             var refs: [Int] = []
             refs.reserveCapacity(references)
-            for i in 0..<references {
-                let r = Self.integer(bytes, at: start + i * referenceSize, size: referenceSize)
-                guard r < UInt64(objectCount) else {
-                    throw Self.problem("has object \(ref) referring to object \(r), but has \(objectCount) objects", at: path)
-                }
-                refs.append(Int(r))
+            for i in 0..<references {  // each checked when it is followed (enter), with its key path
+                refs.append(Int(clamping: Self.integer(bytes, at: start + i * referenceSize, size: referenceSize)))
             }
             return .container(isDictionary: high == 0xD, references: refs)
         default:

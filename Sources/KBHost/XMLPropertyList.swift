@@ -30,8 +30,10 @@ enum XMLPropertyList {
 
     static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
 
-    /// What the prolog may not hold: an encoding other than UTF-8 (libxml2 would decode the
-    /// bytes differently), or a DTD of its own (entity declarations, which could expand).
+    /// What the bytes may not hold before libxml2 sees them: an encoding other than UTF-8
+    /// (libxml2 would decode them differently), declarations of a DTD of its own (entities,
+    /// which could expand), and processing instructions other than the XML declaration
+    /// (FoundationXML's handler of an empty one dereferences NULL).
     static func prologProblem(_ bytes: ArraySlice<UInt8>) -> String? {
         let text = String(decoding: bytes.prefix(4096), as: UTF8.self)
         if text.hasPrefix("<?xml"), let end = text.range(of: "?>") {
@@ -45,8 +47,17 @@ enum XMLPropertyList {
             }
         }
         let declarations = ["<!ENTITY", "<!ELEMENT", "<!ATTLIST", "<!NOTATION"].map { Array($0.utf8) }
-        for i in bytes.indices where bytes[i] == UInt8(ascii: "<") && bytes[i...].starts(with: Array("<!".utf8)) {
-            if declarations.contains(where: { bytes[i...].starts(with: $0) }) {
+        let xmlDeclaration = Array("<?xml ".utf8)
+        var i = bytes.startIndex
+        while let at = bytes[i...].firstIndex(of: UInt8(ascii: "<")) {
+            let next = bytes.index(after: at)
+            i = next
+            guard next < bytes.endIndex else { break }
+            if bytes[next] == UInt8(ascii: "?") {
+                if at == bytes.startIndex && bytes[at...].starts(with: xmlDeclaration) { continue }
+                return "holds a processing instruction (<?…?>) other than its XML declaration; a property list holds none"
+            }
+            if bytes[next] == UInt8(ascii: "!"), declarations.contains(where: { bytes[at...].starts(with: $0) }) {
                 return "declares entities or elements of its own (a DTD inside the file); a property list may not"
             }
         }
