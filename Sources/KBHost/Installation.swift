@@ -77,17 +77,50 @@ public struct Installation: Sendable {
         ExtensionProcess.Configuration(workerPath: workerPath)
     }
 
-    /// Finds a manifest's library: inside its bundle, or (for bundled
-    /// samples) among the build products.
+    /// Finds a manifest's library: inside its bundle, or (for bundled samples) among the
+    /// build products; nil when it is in neither, or when it leads outside its bundle
+    /// (see `library(for:allowProducts:)`, which says so).
     public func resolveLibrary(for manifest: KeyboardManifest, allowProducts: Bool) -> String? {
-        // The manifest refuses absolute paths and "..", so this stays inside the bundle.
+        (try? library(for: manifest, allowProducts: allowProducts)) ?? nil
+    }
+
+    /// Finds a manifest's library: inside its bundle, or (for bundled samples, with
+    /// `allowProducts`) among the build products; nil when it is in neither.
+    ///
+    /// A library in the bundle is returned as its real path, and only if that lies inside
+    /// the bundle's real path: a symbolic link — the library itself or a folder on the
+    /// way — that leads outside the bundle is an error, because the sandbox grants the
+    /// keyboard read access to its library's folder.
+    public func library(for manifest: KeyboardManifest, allowProducts: Bool) throws(ManifestError) -> String? {
+        // The manifest refuses absolute paths and "..", so the name itself stays inside the bundle.
         let inBundle = manifest.bundleDirectory + "/" + manifest.executable
-        if Sys.fileExists(inBundle) { return inBundle }
+        if Sys.fileExists(inBundle) {
+            let fail = { (problem: String) in ManifestError(file: manifest.path, keyPath: "CFBundleExecutable", problem: problem) }
+            guard let real = Self.realPath(inBundle), let bundle = Self.realPath(manifest.bundleDirectory) else {
+                throw fail("names \(TerminalText.quoted(manifest.executable)), whose path cannot be resolved")
+            }
+            guard real.hasPrefix(bundle == "/" ? "/" : bundle + "/") else {
+                throw fail("names \(TerminalText.quoted(manifest.executable)), which leads outside the bundle "
+                           + "(through a symbolic link, to '\(TerminalText.line(real))'); the library must be inside it")
+            }
+            var st = stat()
+            guard stat(real, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+                throw fail("names \(TerminalText.quoted(manifest.executable)), which is not a file")
+            }
+            return real
+        }
         if allowProducts {
             let product = (productsDirectory as NSString).appendingPathComponent(manifest.executable)
             if FileManager.default.fileExists(atPath: product) { return product }
         }
         return nil
+    }
+
+    /// The canonical path (realpath(3)): absolute, with every symbolic link resolved.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// A Swift package's built library for its manifest (a package made by `kbhost new`):
@@ -97,8 +130,9 @@ public struct Installation: Sendable {
     }
 
     /// An author's keyboard: the library in its bundle, else its package's build.
-    public func authorLibrary(for manifest: KeyboardManifest) -> String? {
-        resolveLibrary(for: manifest, allowProducts: false) ?? Installation.packageLibrary(for: manifest)
+    /// A library in the bundle that leads outside it is an error, as in `library(for:allowProducts:)`.
+    public func authorLibrary(for manifest: KeyboardManifest) throws(ManifestError) -> String? {
+        try library(for: manifest, allowProducts: false) ?? Installation.packageLibrary(for: manifest)
     }
 
     /// The bundled sample keyboards, in folder order.
@@ -110,10 +144,10 @@ public struct Installation: Sendable {
             let plist = (dir as NSString).appendingPathComponent("\(entry)/Info.plist")
             guard FileManager.default.fileExists(atPath: plist) else { continue }
             let manifest = try KeyboardManifest.load(contentsOf: plist)
-            guard let library = resolveLibrary(for: manifest, allowProducts: true) else {
+            guard let found = try library(for: manifest, allowProducts: true) else {
                 throw LookupError.libraryMissing(manifest: plist, executable: manifest.executable, searched: productsDirectory)
             }
-            result.append(LoadableKeyboard(manifest: manifest, libraryPath: library))
+            result.append(LoadableKeyboard(manifest: manifest, libraryPath: found))
         }
         return result
     }
