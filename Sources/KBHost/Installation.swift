@@ -87,33 +87,58 @@ public struct Installation: Sendable {
     /// Finds a manifest's library: inside its bundle, or (for bundled samples, with
     /// `allowProducts`) among the build products; nil when it is in neither.
     ///
-    /// A library in the bundle is returned as its real path, and only if that lies inside
-    /// the bundle's real path: a symbolic link — the library itself or a folder on the
-    /// way — that leads outside the bundle is an error, because the sandbox grants the
-    /// keyboard read access to its library's folder.
+    /// A library in the bundle must lie inside it: a symbolic link — the library itself, a
+    /// folder on the way, or the bundle folder — is followed, and the library is returned
+    /// as its real path only if that lies inside the bundle's real path; one that leads
+    /// outside is an error, because the sandbox grants the keyboard read access to its
+    /// library. Without links (two lstat calls, as `list` reads hundreds of bundles), the
+    /// path itself is returned, made absolute.
     public func library(for manifest: KeyboardManifest, allowProducts: Bool) throws(ManifestError) -> String? {
         // The manifest refuses absolute paths and "..", so the name itself stays inside the bundle.
-        let inBundle = manifest.bundleDirectory + "/" + manifest.executable
-        if Sys.fileExists(inBundle) {
-            let fail = { (problem: String) in ManifestError(file: manifest.path, keyPath: "CFBundleExecutable", problem: problem) }
-            guard let real = Self.realPath(inBundle), let bundle = Self.realPath(manifest.bundleDirectory) else {
-                throw fail("names \(TerminalText.quoted(manifest.executable)), whose path cannot be resolved")
-            }
-            guard real.hasPrefix(bundle == "/" ? "/" : bundle + "/") else {
-                throw fail("names \(TerminalText.quoted(manifest.executable)), which leads outside the bundle "
-                           + "(through a symbolic link, to '\(TerminalText.line(real))'); the library must be inside it")
+        let bundle = manifest.bundleDirectory
+        let inBundle = bundle + "/" + manifest.executable
+        let fail = { (problem: String) in
+            ManifestError(file: manifest.path, keyPath: "CFBundleExecutable", problem: "names \(TerminalText.quoted(manifest.executable)), \(problem)")
+        }
+        switch Self.walk(bundle, manifest.executable) {
+        case .file:
+            return inBundle.hasPrefix("/") ? inBundle : FileManager.default.currentDirectoryPath + "/" + inBundle
+        case .notAFile:
+            throw fail("which is not a file")
+        case .linked:
+            guard let real = Self.realPath(inBundle) else { break }  // a link to nothing: not there
+            guard let realBundle = Self.realPath(bundle), real.hasPrefix(realBundle == "/" ? "/" : realBundle + "/") else {
+                throw fail("which leads outside the bundle (through a symbolic link, to '\(TerminalText.line(real))'); the library must be inside it")
             }
             var st = stat()
-            guard stat(real, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
-                throw fail("names \(TerminalText.quoted(manifest.executable)), which is not a file")
-            }
+            guard stat(real, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { throw fail("which is not a file") }
             return real
+        case .missing:
+            break
         }
         if allowProducts {
             let product = (productsDirectory as NSString).appendingPathComponent(manifest.executable)
             if FileManager.default.fileExists(atPath: product) { return product }
         }
         return nil
+    }
+
+    private enum Walk { case file, notAFile, linked, missing }
+
+    /// What `relative` is under `bundle`, with lstat on the bundle and each component: a
+    /// symbolic link anywhere on the way is `.linked`, for the caller to resolve.
+    private static func walk(_ bundle: String, _ relative: String) -> Walk {
+        var st = stat()
+        guard lstat(bundle, &st) == 0 else { return .missing }
+        if st.st_mode & S_IFMT == S_IFLNK { return .linked }
+        var path = bundle
+        for part in relative.split(separator: "/") {
+            guard st.st_mode & S_IFMT == S_IFDIR else { return .missing }
+            path += "/" + part
+            guard lstat(path, &st) == 0 else { return .missing }
+            if st.st_mode & S_IFMT == S_IFLNK { return .linked }
+        }
+        return st.st_mode & S_IFMT == S_IFREG ? .file : .notAFile
     }
 
     /// The canonical path (realpath(3)): absolute, with every symbolic link resolved.

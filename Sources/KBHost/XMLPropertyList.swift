@@ -35,9 +35,10 @@ enum XMLPropertyList {
     /// which could expand), and processing instructions other than the XML declaration
     /// (FoundationXML's handler of an empty one dereferences NULL).
     static func prologProblem(_ bytes: ArraySlice<UInt8>) -> String? {
-        let text = String(decoding: bytes.prefix(4096), as: UTF8.self)
-        if text.hasPrefix("<?xml"), let end = text.range(of: "?>") {
-            let declaration = text[..<end.lowerBound]
+        let head = bytes.prefix(1024)
+        if head.starts(with: Array("<?xml".utf8)),
+           let end = head.indices.first(where: { head[$0] == UInt8(ascii: "?") && head.index(after: $0) < head.endIndex && head[$0 + 1] == UInt8(ascii: ">") }) {
+            let declaration = String(decoding: head[..<end], as: UTF8.self)
             if let e = declaration.range(of: "encoding") {
                 let value = declaration[e.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
                     .prefix { $0 != "\"" && $0 != "'" }
@@ -47,14 +48,15 @@ enum XMLPropertyList {
             }
         }
         let declarations = ["<!ENTITY", "<!ELEMENT", "<!ATTLIST", "<!NOTATION"].map { Array($0.utf8) }
-        let xmlDeclaration = Array("<?xml ".utf8)
+        let xmlDeclaration = Array("<?xml".utf8)
         var i = bytes.startIndex
         while let at = bytes[i...].firstIndex(of: UInt8(ascii: "<")) {
             let next = bytes.index(after: at)
             i = next
             guard next < bytes.endIndex else { break }
             if bytes[next] == UInt8(ascii: "?") {
-                if at == bytes.startIndex && bytes[at...].starts(with: xmlDeclaration) { continue }
+                let after = at + xmlDeclaration.count
+                if at == bytes.startIndex, bytes[at...].starts(with: xmlDeclaration), after < bytes.endIndex, isSpace(bytes[after]) { continue }
                 return "holds a processing instruction (<?…?>) other than its XML declaration; a property list holds none"
             }
             if bytes[next] == UInt8(ascii: "!"), declarations.contains(where: { bytes[at...].starts(with: $0) }) {
@@ -224,6 +226,7 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
 /// The text of `<string>`, `<integer>`, `<real>`, `<date>` and `<data>`, checked as a conforming reader checks it.
 enum XMLScalars {
     static func problem(in text: String, element: String) -> String? {
+        guard ["integer", "real", "date", "data"].contains(element) else { return nil }
         let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
         let shown = TerminalText.quoted(t)
         switch element {

@@ -78,6 +78,27 @@ struct HostileManifestTests {
         #expect(validate.out.contains("nests dictionaries and arrays more than 32 deep"))
     }
 
+    /// The same files crashed a running `kbhost serve` once a command told it to re-read.
+    @Test func aRunningDaemonReadsThemAndStaysUp() throws {
+        let w = try World()
+        try w.standardKeyboards()
+        let runtime = ["KBHOST_RUNTIME_DIR": w.root + "/run"]
+        #expect(try w.run(["enable", "dev.example.Alpha"], extraEnvironment: runtime).status == 0)
+        let daemon = Fixtures.kbhostProcess(["serve"], environment: w.environment.merging(runtime.mapValues { $0 }) { $1 })
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        defer { daemon.terminate(); daemon.waitUntilExit() }
+        var waited = 0
+        while !fm.fileExists(atPath: w.root + "/run/control") && waited < 500 { usleep(10_000); waited += 1 }
+        try plantEverything(in: w)
+        let next = try #require(try run(w, ["next"], environment: runtime))
+        #expect(next.status == 0 && next.out == "Alpha\n", "\(next.err)")
+        usleep(300_000)
+        #expect(daemon.isRunning, "the daemon re-read the keyboards and is still up")
+        #expect(try run(w, ["next"], environment: runtime)?.out == "System\n")
+        #expect(daemon.isRunning)
+    }
+
     @Test func doctorListsWhatEveryCommandSkips() throws {
         let w = try World()
         try plantEverything(in: w)
