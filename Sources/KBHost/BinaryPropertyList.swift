@@ -170,10 +170,11 @@ struct BinaryPropertyList {
     }
 
     private func parse(_ ref: Int, at path: [KeyPathComponent]) throws(PropertyListProblem) -> Parsed {
-        let offset = Int(Self.integer(bytes, at: tableStart + ref * offsetSize, size: offsetSize))
-        guard offset >= 8, offset < tableStart else {
-            throw Self.problem("puts object \(ref) at byte \(offset), outside its objects (bytes 8 to \(tableStart - 1))", at: path)
+        let entry = Self.integer(bytes, at: tableStart + ref * offsetSize, size: offsetSize)  // up to 2^64 - 1
+        guard entry >= 8, entry < UInt64(tableStart) else {
+            throw Self.problem("puts object \(ref) at byte \(entry), outside its objects (bytes 8 to \(tableStart - 1))", at: path)
         }
+        let offset = Int(entry)
         let marker = bytes[offset]
         let (high, low) = (marker >> 4, marker & 0xF)
         switch high {

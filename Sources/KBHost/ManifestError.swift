@@ -11,6 +11,7 @@ public struct ManifestError: Error, Hashable, Sendable, CustomStringConvertible 
     /// What is wrong, as the end of a sentence whose subject is the key path (or the file).
     public var problem: String
 
+    /// An error about `file`, at `keyPath` (nil: the file as a whole).
     public init(file: String, keyPath: String?, problem: String) {
         self.file = file
         self.keyPath = keyPath

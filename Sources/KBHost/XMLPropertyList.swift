@@ -18,6 +18,8 @@ enum XMLPropertyList {
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw PropertyListProblem("is not UTF-8 text: an XML property list is read only as UTF-8")
         }
+        // No NUL: XML allows none, and NULs would let libxml2 take the bytes for UTF-16 or UCS-4.
+        guard !bytes.contains(0) else { throw PropertyListProblem("holds a NUL byte, a character XML does not allow") }
         if let problem = prologProblem(bytes) { throw PropertyListProblem(problem) }
 
         let builder = XMLPropertyListBuilder()
@@ -30,21 +32,26 @@ enum XMLPropertyList {
 
     static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
 
-    /// What the bytes may not hold before libxml2 sees them: an encoding other than UTF-8
-    /// (libxml2 would decode them differently), declarations of a DTD of its own (entities,
-    /// which could expand), and processing instructions other than the XML declaration
+    /// What the bytes may not hold before libxml2 sees them: an XML declaration that does not
+    /// end or names an encoding other than UTF-8 (libxml2 would decode the bytes differently,
+    /// and crashed switching to UTF-7), declarations of a DTD of its own (entities, which
+    /// could expand), and processing instructions other than the XML declaration
     /// (FoundationXML's handler of an empty one dereferences NULL).
     static func prologProblem(_ bytes: ArraySlice<UInt8>) -> String? {
+        // The XML declaration, whole, in the first KiB; every encoding it names is UTF-8 (libxml2
+        // switches encodings as it reads the declaration, and crashes on some it cannot switch to).
         let head = bytes.prefix(1024)
-        if head.starts(with: Array("<?xml".utf8)),
-           let end = head.indices.first(where: { head[$0] == UInt8(ascii: "?") && head.index(after: $0) < head.endIndex && head[$0 + 1] == UInt8(ascii: ">") }) {
-            let declaration = String(decoding: head[..<end], as: UTF8.self)
-            if let e = declaration.range(of: "encoding") {
+        if head.starts(with: Array("<?xml".utf8)) {
+            guard let end = head.indices.first(where: { head[$0] == UInt8(ascii: "?") && $0 + 1 < head.endIndex && head[$0 + 1] == UInt8(ascii: ">") })
+            else { return "has an XML declaration (<?xml …) that does not end with ?>" }
+            var declaration = String(decoding: head[..<end], as: UTF8.self)[...]
+            while let e = declaration.range(of: "encoding") {
                 let value = declaration[e.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
                     .prefix { $0 != "\"" && $0 != "'" }
                 guard value.lowercased() == "utf-8" else {
                     return "declares the encoding \(TerminalText.quoted(value)); an XML property list is read only as UTF-8"
                 }
+                declaration = declaration[e.upperBound...]
             }
         }
         let declarations = ["<!ENTITY", "<!ELEMENT", "<!ATTLIST", "<!NOTATION"].map { Array($0.utf8) }
@@ -158,7 +165,7 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
         guard problem == nil else { return }
-        guard case .text(let text, let element)? = stack.last else {
+        guard case .text(var text, let element)? = stack.last else {
             if string.utf8.contains(where: { !XMLPropertyList.isSpace($0) }) {
                 fail(parser, "has text \(TerminalText.quoted(string)) outside a value (a <string>, a <key>…)")
             }
@@ -167,7 +174,9 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
         guard text.utf8.count + string.utf8.count <= PropertyList.Limits.stringBytes else {
             return fail(parser, "has a <\(element)> longer than \(PropertyList.Limits.stringBytes) bytes")
         }
-        stack[stack.count - 1] = .text(text + string, element: element)
+        stack.removeLast()  // so that `text` is the only reference, and grows in place
+        text += string
+        stack.append(.text(text, element: element))
     }
 
     func parser(_ parser: XMLParser, foundCDATA block: Data) {

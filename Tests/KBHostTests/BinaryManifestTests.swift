@@ -57,7 +57,7 @@ struct BinaryPlist {
     }
 
     func bytes(top: Int, objectCount: UInt64? = nil, table: UInt64? = nil, offsetSize: UInt8 = 4,
-               offsets: [Int: Int] = [:]) -> [UInt8] {
+               offsets: [Int: UInt64] = [:]) -> [UInt8] {
         var out = Array("bplist00".utf8)
         var positions: [Int] = []
         for object in objects {
@@ -65,7 +65,7 @@ struct BinaryPlist {
             out += object
         }
         let start = out.count
-        for (i, p) in positions.enumerated() { out += Self.bigEndian(UInt64(offsets[i] ?? p), Int(offsetSize)) }
+        for (i, p) in positions.enumerated() { out += Self.bigEndian(offsets[i] ?? UInt64(p), Int(offsetSize)) }
         out += [0, 0, 0, 0, 0, 0, offsetSize, 2]
         out += Self.bigEndian(objectCount ?? UInt64(objects.count), 8) + Self.bigEndian(UInt64(top), 8)
         out += Self.bigEndian(table ?? UInt64(start), 8)
@@ -143,6 +143,8 @@ struct BinaryManifestTests {
         let language = "NSExtension.NSExtensionAttributes.PrimaryLanguage"  // object 0
         expectRefused(b.bytes(top: top, offsets: [0: 1_000_000]), "puts object 0 at byte 1000000, outside its objects", keyPath: language)
         expectRefused(b.bytes(top: top, offsets: [0: 3]), "outside its objects", keyPath: language)
+        // An 8-byte offset past Int.max trapped (found by scripts/fuzz-manifests; kept in regressions/).
+        expectRefused(b.bytes(top: top, offsetSize: 8, offsets: [0: .max]), "puts object 0 at byte 18446744073709551615", keyPath: language)
         expectRefused(b.bytes(top: Int(count) + 5), "names object \(count + 5) as its top")
         expectRefused(b.bytes(top: top, objectCount: 1 << 63), "declares 9223372036854775808 objects")
         expectRefused(b.bytes(top: top, table: 1 << 40), "does not fit before its trailer")

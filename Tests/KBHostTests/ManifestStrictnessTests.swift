@@ -64,7 +64,6 @@ struct ManifestStrictnessTests {
         ("two roots", ManifestStrictnessTests.manifest() + "<plist><dict/></plist>", "has content after its root element"),
         ("no </plist>", String(ManifestStrictnessTests.manifest().dropLast("</plist>\n".count)), "root element"),
         ("no </dict>", ManifestStrictnessTests.manifest().replacingOccurrences(of: "</dict></plist>", with: "</plist>"), "not closed"),
-        ("a raw NUL", ManifestStrictnessTests.manifest(identifier: "dev.example\u{0}.K"), "a character XML does not allow"),
         ("&#0;", ManifestStrictnessTests.manifest(identifier: "dev.example&#0;.K"), "a character XML does not allow"),
         ("an undeclared entity", ManifestStrictnessTests.manifest(identifier: "dev.example.&k;"), "refers to an entity"),
     ] as [(String, String, String)])
@@ -91,6 +90,28 @@ struct ManifestStrictnessTests {
         #expect(e.problem.contains("declares entities or elements of its own"))
         let external = "<?xml version=\"1.0\"?><!DOCTYPE plist [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>"
         #expect(error(external + Self.manifest(identifier: "&x;").dropFirst(Self.head.count)) != nil)
+    }
+
+    /// NULs are refused before libxml2 sees them: XML allows none, and they would let it take the bytes for UTF-16.
+    @Test func nulBytesAreRefused() throws {
+        let e = try #require(error(Self.manifest(identifier: "dev.example\u{0}.K")))
+        #expect(e.description == "/k/Info.plist: holds a NUL byte, a character XML does not allow")
+        let utf16 = Array(Self.manifest().utf16).flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] }
+        #expect(try #require(error(utf16)).problem.contains("NUL"), "UTF-16 without a byte order mark")
+    }
+
+    /// libxml2 switches encodings while it reads the declaration, and crashed on this one
+    /// (found by scripts/fuzz-manifests; kept in Fixtures/manifests/regressions).
+    @Test func theDeclarationEndsAndNamesOnlyUTF8() throws {
+        let body = Self.manifest().dropFirst("<?xml version=\"1.0\" encoding=\"UTF-8\"?>".count)
+        let unterminated = try #require(error("<?xml version=\"1.0\" encoding=\"UTF-7\"\u{7F}>" + body))
+        #expect(unterminated.problem == "has an XML declaration (<?xml …) that does not end with ?>")
+        let utf7 = try #require(error("<?xml version=\"1.0\" encoding='UTF-7'?>" + body))
+        #expect(utf7.problem.contains("declares the encoding 'UTF-7'"))
+        #expect(error("<?xml version=\"1.0\" encoding=\"utf-8\"?>" + body) == nil)
+        #expect(try #require(error("<?xml-stylesheet href=\"x\"?>" + body)).problem.contains("processing instruction"))
+        #expect(try #require(error(Self.manifest(extra: "<key>Z</key><string>a<?x?>b</string>"))).problem.contains("processing instruction"),
+                "FoundationXML dereferences NULL on an empty one")
     }
 
     @Test func onlyUTF8IsRead() throws {
