@@ -102,7 +102,7 @@ public struct KeyboardRegistry: Sendable {
     /// Nothing in those folders makes this fail: a manifest that cannot be used, and one
     /// whose identifier an earlier one already has, are skipped and listed in `problems`.
     /// The first found keeps its identifier, so an installed keyboard never takes over a
-    /// bundled one's (nor anyone the system keyboard's). Only `init`'s `.duplicate` could
+    /// bundled one's, and nothing takes the system keyboard's. Only `init`'s `.duplicate` could
     /// throw, and discover never hands it two keyboards with one identifier.
     public static func discover(installation: Installation, home: String,
                                 environment: [String: String] = ProcessInfo.processInfo.environment) throws(RegistryError) -> KeyboardRegistry {
