@@ -103,7 +103,14 @@ public struct KeyboardRegistry: Sendable {
         })
     }
 
-    /// Finds every keyboard for an installation and a settings folder.
+    /// Finds every keyboard for an installation and a settings folder: the bundled samples,
+    /// then each KBHOST_KEYBOARDS folder in order, then the installed keyboards.
+    ///
+    /// Nothing in those folders makes this fail: a manifest that cannot be used, and one
+    /// whose identifier an earlier one already has, are skipped and listed in `problems`.
+    /// The first found keeps its identifier, so an installed keyboard never takes over a
+    /// bundled one's, and nothing takes the system keyboard's. Only `init`'s `.duplicate` could
+    /// throw, and discover never hands it two keyboards with one identifier.
     public static func discover(installation: Installation, home: String,
                                 environment: [String: String] = ProcessInfo.processInfo.environment) throws(RegistryError) -> KeyboardRegistry {
         // First the manifests to read, in a stable order; then read them on every core.
@@ -131,18 +138,27 @@ public struct KeyboardRegistry: Sendable {
             let c = toRead[i]
             results[i] = Result { () throws(ManifestError) -> KeyboardEntry in
                 let manifest = try KeyboardManifest.load(contentsOf: c.plist)
-                guard let library = installation.resolveLibrary(for: manifest, allowProducts: c.allowProducts) else {
+                guard let library = try installation.library(for: manifest, allowProducts: c.allowProducts) else {
                     throw ManifestError(file: c.plist, keyPath: "CFBundleExecutable",
-                                        problem: "names \(manifest.executable), which is not in the bundle")
+                                        problem: "names \(TerminalText.quoted(manifest.executable)), which is not in the bundle")
                 }
                 return KeyboardEntry(manifest: manifest, libraryPath: library, source: c.source)
             }
         }
         var entries: [KeyboardEntry] = []
         var problems: [String] = []
+        var taken: [String: String] = [SystemKeyboard.identifier: "the built-in system keyboard"]
         for result in results.values {
             switch result {
-            case .success(let entry)?: entries.append(entry)
+            case .success(let entry)?:
+                if let first = taken[entry.identifier] {
+                    problems.append(ManifestError(file: entry.manifest.path, keyPath: "CFBundleIdentifier",
+                                                  problem: "\(entry.identifier) is already the identifier of \(first), which is used; "
+                                                           + "this one is skipped (remove or rename one)").description)
+                } else {
+                    taken[entry.identifier] = "\(entry.manifest.path) (\(entry.source))"
+                    entries.append(entry)
+                }
             case .failure(let error)?: problems.append(error.description)
             case nil: break
             }

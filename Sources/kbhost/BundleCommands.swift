@@ -13,9 +13,12 @@ struct Validate: ParsableCommand {
         let installation = Installation.current()
         var failures = 0
         for path in paths {
-            let plist = path.hasSuffix(".plist") ? path : path + "/Info.plist"
-            let manifest: KeyboardManifest
-            do { manifest = try KeyboardManifest.load(contentsOf: plist) } catch {
+            let plist: String, manifest: KeyboardManifest, found: String?
+            do {
+                plist = try KeyboardManifest.manifestPath(for: path)
+                manifest = try KeyboardManifest.load(contentsOf: plist)
+                found = try installation.library(for: manifest, allowProducts: true) ?? Installation.packageLibrary(for: manifest)
+            } catch {
                 Console.out("✗ \(error)")
                 failures += 1
                 continue
@@ -26,7 +29,7 @@ struct Validate: ParsableCommand {
                     Console.out("! \(shown): App Group \(TerminalText.quoted(group)) \(problem)")
                 }
             }
-            guard let library = installation.resolveLibrary(for: manifest, allowProducts: true) ?? Installation.packageLibrary(for: manifest) else {
+            guard let library = found else {
                 Console.out("✓ \(shown): manifest of \(manifest.bundleIdentifier) is valid")
                 Console.out("  (plugin \(manifest.executable) is not built, so its class was not checked)")
                 continue
@@ -55,12 +58,20 @@ struct Install: ParsableCommand {
     func run() throws {
         let context = try Context.make()
         let source = (bundle as NSString).standardizingPath
-        let manifest: KeyboardManifest
-        do { manifest = try KeyboardManifest.load(contentsOf: source + "/Info.plist") } catch {
+        let manifest: KeyboardManifest, inBundle: String?
+        do {
+            let plist = try KeyboardManifest.manifestPath(for: source)
+            guard plist != source else {
+                throw ManifestError(file: source, keyPath: nil,
+                                    problem: "is a file, not a folder; install takes a keyboard bundle (a folder holding its Info.plist and its library)")
+            }
+            manifest = try KeyboardManifest.load(contentsOf: plist)
+            inBundle = try context.installation.library(for: manifest, allowProducts: false)
+        } catch {
             throw exitWithError("\(error)", status: Kbhost.Exit.invalid)
         }
         // A bundle holds its library; a Swift package made by `kbhost new` has it in .build.
-        guard let library = context.installation.authorLibrary(for: manifest) else {
+        guard let library = inBundle ?? Installation.packageLibrary(for: manifest) else {
             throw exitWithError("\(source): the bundle has no \(manifest.executable) (CFBundleExecutable), nor has its .build/debug or .build/release; build the plugin first (swift build, or make)",
                                 status: Kbhost.Exit.invalid)
         }
@@ -75,7 +86,7 @@ struct Install: ParsableCommand {
         let staging = keyboards + "/.staging-\(UUID().uuidString)"
         do {
             try fm.createDirectory(atPath: keyboards, withIntermediateDirectories: true)
-            if library != source + "/" + manifest.executable {
+            if inBundle == nil {
                 // Only what the keyboard needs: its manifest and its library, not the package's sources.
                 try fm.createDirectory(atPath: staging, withIntermediateDirectories: false)
                 try fm.copyItem(atPath: source + "/Info.plist", toPath: staging + "/Info.plist")

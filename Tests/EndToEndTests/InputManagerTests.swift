@@ -169,15 +169,24 @@ struct InputManagerTests {
         #expect(try w.kbhost("current").out == "dev.kbhost.System\n")
     }
 
-    @Test func duplicateIdentifiersNameBothPaths() throws {
+    /// A duplicated identifier made every command fail (exit 9): the first found is used, the other skipped with a warning.
+    @Test func duplicateIdentifiersKeepTheFirstAndNameBothPaths() throws {
         let w = try World()
         try w.addKeyboard("dev.example.Twin", name: "One")
         let other = w.root + "/more"
         try w.addKeyboard("dev.example.Twin", name: "Two", folder: other)
-        let r = try w.run(["list"], extraEnvironment: ["KBHOST_KEYBOARDS": other])
-        #expect(r.status == 9)
-        #expect(r.err.contains(w.manifests + "/dev.example.Twin/Info.plist"))
-        #expect(r.err.contains(other + "/dev.example.Twin/Info.plist"))
+        try w.addKeyboard("dev.example.Twin", name: "Three", folder: w.home + "/Keyboards")
+        let env = ["KBHOST_KEYBOARDS": other]
+        let r = try w.run(["list", "--all"], extraEnvironment: env)
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out.contains("dev.example.Twin  One"), "\(r.out)")
+        for skipped in [other + "/dev.example.Twin/Info.plist", w.home + "/Keyboards/dev.example.Twin/Info.plist"] {
+            #expect(r.err.contains("kbhost: warning: skipped \(skipped): CFBundleIdentifier dev.example.Twin is already the identifier of "
+                                   + "\(w.manifests)/dev.example.Twin/Info.plist (bundled)"), "\(r.err)")
+        }
+        #expect(try w.run(["enable", "dev.example.Twin"], extraEnvironment: env).status == 0)
+        #expect(try w.run(["next"], extraEnvironment: env).out == "One\n")
+        #expect(try w.run(["current"], extraEnvironment: env).out == "One\n")
     }
 
     @Test func corruptAndFutureSettingsAreErrorsAndNeverReplaced() throws {
