@@ -63,11 +63,19 @@ struct DaemonLoadTests {
     @Test func aClientThatNeverReadsItsRepliesIsDropped() throws {
         let d = try DaemonTests.Daemon()
         let greedy = try #require(UnixSocket.connect(d.socket))
-        defer { Sys.close(greedy) }
         let reload = try Self.line(["request": "reload", "home": d.w.home])
         // 40,000 requests and not one reply read: ~1 MB of answers pile up at the daemon.
+        let finished = DispatchSemaphore(value: 0)
         let writer = Thread {
             for _ in 0..<40 where Self.write(greedy, Array([[UInt8]](repeating: reload, count: 1000).joined())) {}
+            finished.signal()
+        }
+        // The writer must be done before the descriptor is closed: a number closed under a writing
+        // thread is soon another test's worker socket, which would then receive this JSON.
+        defer {
+            shutdown(greedy, Int32(SHUT_RDWR))
+            finished.wait()
+            Sys.close(greedy)
         }
         writer.start()
         usleep(500_000)
