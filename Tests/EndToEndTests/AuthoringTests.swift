@@ -73,7 +73,7 @@ struct AuthoringTests {
         let folder = root + "/Beep"
         let make = try run("make", ["KBHOST=\(kbhostPath)"], in: folder)
         try #require(make.0 == 0, "make: \(make.1)")
-        #expect(make.1.contains("-I\(Installation.packageRoot())/Sources/CKeyboardABI/include"), "the flags come from kbhost sdk --cflags")
+        #expect(make.1.contains("-I\(Installation.sdkRoot())/Sources/CKeyboardABI/include"), "the flags come from kbhost sdk --cflags")
         #expect(try kbhost("install", folder).0 == 0)
         let typed = try kbhost("type", "--keyboard", "com.example.beep", "h", "e", "l", "l", "o")
         #expect(typed.1 == "hello\n", "\(typed.1)")
@@ -85,7 +85,7 @@ struct AuthoringTests {
         try FileManager.default.createDirectory(atPath: root + "/pc", withIntermediateDirectories: true)
         try Data(pc.1.utf8).write(to: URL(fileURLWithPath: root + "/pc/kbhost-keyboard.pc"))
         let flags = try run("pkg-config", ["--cflags", "kbhost-keyboard"], in: root, environment: ["PKG_CONFIG_PATH": root + "/pc"])
-        #expect(flags.1.trimmingCharacters(in: .whitespacesAndNewlines) == "-I\(Installation.packageRoot())/Sources/CKeyboardABI/include")
+        #expect(flags.1.trimmingCharacters(in: .whitespacesAndNewlines) == "-I\(Installation.sdkRoot())/Sources/CKeyboardABI/include")
     }
 
     @Test func newRefusesAFolderThatIsNotEmptyAndABadName() throws {
