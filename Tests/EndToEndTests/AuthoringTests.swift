@@ -3,8 +3,8 @@ import KBHost
 import Testing
 
 /// A keyboard author outside this repository: `kbhost new`, build, install,
-/// type through it, run the generated tests. Slow (two real package builds),
-/// so both languages share one suite run in parallel with the rest.
+/// type through it, run the generated tests. Slow (real package builds), so
+/// both languages share one suite run in parallel with the rest.
 @Suite("Writing a keyboard outside the repository")
 struct AuthoringTests {
     let root = NSTemporaryDirectory() + "kbhost-author-" + UUID().uuidString
@@ -37,32 +37,63 @@ struct AuthoringTests {
         try run(kbhostPath, arguments, in: folder ?? root)
     }
 
-    @Test(.timeLimit(.minutes(8)))
+    /// The sample keyboards' names (a keyboard's package once saw kbhost's own targets, and these
+    /// clashed), names only a Swift identifier allows, and one ending like an export target.
+    static let names = ["Calculator", "Kana", "NumberPad", "ScienceKeyboard", "my_keys", "Ünïcödé"]
+
+    /// `swift build` or `swift test` in a keyboard's package, in the one build folder every package of
+    /// this test shares (`.build` in each links to it): the SDK's modules are built once.
+    func swift(_ command: String, in package: String) throws -> (Int32, String) {
+        try run("swift", [command, "-j", "1", "--scratch-path", root + "/build"], in: package)
+    }
+
+    /// `kbhost new NAME` in the test's folder, with `.build` pointing at the shared build folder.
+    func scaffold(_ name: String) throws -> String {
+        let made = try kbhost("new", name, "--path", root + "/" + name)
+        try #require(made.0 == 0, "kbhost new \(name): \(made.1)")
+        let package = root + "/" + name
+        try FileManager.default.createSymbolicLink(atPath: package + "/.build", withDestinationPath: root + "/build")
+        return package
+    }
+
+    @Test(.timeLimit(.minutes(15)))
     func aSwiftKeyboardFromKbhostNewBuildsInstallsTypesAndPassesItsTests() throws {
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/build", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let made = try kbhost("new", "Acme", "--path", root + "/Acme")
-        #expect(made.0 == 0, "\(made.1)")
-        let package = root + "/Acme"
-        for file in ["Package.swift", "Info.plist", "README.md", "Sources/Acme/AcmeViewController.swift",
-                     "Sources/AcmeKeyboard/Export.swift", "Tests/AcmeTests/AcmeTests.swift"] {
+        // Science: the name of a sample keyboard, and of its module.
+        let package = try scaffold("Science")
+        for file in ["Package.swift", "Info.plist", "README.md", "Sources/Science/ScienceViewController.swift",
+                     "Sources/ScienceKeyboard/Export.swift", "Tests/ScienceTests/ScienceTests.swift"] {
             #expect(FileManager.default.fileExists(atPath: package + "/" + file), "\(file)")
         }
-        let build = try run("swift", ["build"], in: package)
+        let manifest = try String(contentsOfFile: package + "/Package.swift", encoding: .utf8)
+        #expect(manifest.contains(".package(path: \"\(Installation.sdkRoot())\")"), "the SDK package, not kbhost's: \(manifest)")
+        #expect(manifest.contains("package: \"sdk\""))
+        let build = try swift("build", in: package)
         try #require(build.0 == 0, "swift build: \(build.1)")
         let validate = try kbhost("validate", package)
         #expect(validate.0 == 0, "\(validate.1)")
         let install = try kbhost("install", package)
         #expect(install.0 == 0, "\(install.1)")
-        #expect(FileManager.default.fileExists(atPath: home + "/Keyboards/com.example.acme/libAcmeKeyboard.so"))
-        #expect(!FileManager.default.fileExists(atPath: home + "/Keyboards/com.example.acme/Sources"), "only the bundle is installed")
-        let typed = try kbhost("type", "--keyboard", "com.example.acme", "shift", "H", "i", "space", "w", "o", "r", "l", "d")
+        #expect(FileManager.default.fileExists(atPath: home + "/Keyboards/com.example.science/libScienceKeyboard.so"))
+        #expect(!FileManager.default.fileExists(atPath: home + "/Keyboards/com.example.science/Sources"), "only the bundle is installed")
+        let typed = try kbhost("type", "--keyboard", "com.example.science", "shift", "H", "i", "space", "w", "o", "r", "l", "d")
         #expect(typed.0 == 0, "\(typed.1)")
         #expect(typed.1 == "Hi world\n")
-        let test = try run("swift", ["test"], in: package)
+        let test = try swift("test", in: package)
         #expect(test.0 == 0, "swift test: \(test.1)")
         #expect(test.1.contains("typesInItsOwnProcessWithinTheBudget() passed"))
         #expect(test.1.contains("shiftGivesOneCapital() passed"))
+
+        // The other names: each package builds, and passes its tests (in process and in its real process).
+        for name in Self.names {
+            let package = try scaffold(name)
+            let build = try swift("build", in: package)
+            #expect(build.0 == 0, "\(name): swift build: \(build.1)")
+            guard build.0 == 0 else { continue }
+            let test = try swift("test", in: package)
+            #expect(test.0 == 0 && test.1.contains("typesInItsOwnProcessWithinTheBudget() passed"), "\(name): swift test: \(test.1)")
+        }
     }
 
     @Test func aCKeyboardFromKbhostNewBuildsWithTheInstalledHeaderAndTypes() throws {
@@ -98,6 +129,29 @@ struct AuthoringTests {
         #expect(try String(contentsOfFile: root + "/Taken/notes", encoding: .utf8) == "mine")
         let bad = try kbhost("new", "my-keys")
         #expect(bad.0 == 64)
-        #expect(bad.1.contains("letters and digits, starting with a capital letter"))
+        #expect(bad.1.contains("a keyboard's name is a Swift identifier"))
+        let keyword = try kbhost("new", "class")
+        #expect(keyword.0 == 64 && keyword.1.contains("it is a Swift keyword"), "\(keyword.1)")
+        let foundation = try kbhost("new", "Foundation")
+        #expect(foundation.0 == 64 && foundation.1.contains("one of the Swift toolchain's modules"), "\(foundation.1)")
+        let sdkFolder = try kbhost("new", "Sdk")
+        #expect(sdkFolder.0 == 64 && sdkFolder.1.contains("SwiftPM would give it the SDK's identity"), "\(sdkFolder.1)")
+        #expect(!FileManager.default.fileExists(atPath: root + "/Sdk"))
+    }
+
+    /// Every module of SDK/Package.swift is a name `kbhost new` refuses: a keyboard's package imports them.
+    @Test func newRefusesTheSDKsModuleNames() throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let manifest = try String(contentsOfFile: Installation.sdkRoot() + "/Package.swift", encoding: .utf8)
+        let modules = manifest.split(separator: "\n").compactMap { line -> String? in
+            guard line.contains(".target(name: \"") || line.contains(".systemLibrary(name: \"") else { return nil }
+            return line.split(separator: "\"").dropFirst().first.map(String.init)
+        }
+        #expect(modules.count >= 10, "\(modules)")
+        for module in modules {
+            let made = try kbhost("new", module, "--path", root + "/" + module)
+            #expect(made.0 == 64 && made.1.contains("one of the SDK's modules"), "\(module): \(made.1)")
+        }
     }
 }
