@@ -18,7 +18,7 @@ struct Kbhost: ParsableCommand {
             kbhost loads each into its own extension process and types into a document it owns.
             """,
         subcommands: [List.self, Current.self, Enable.self, Disable.self, Order.self, SetCurrent.self, Next.self,
-                      Access.self, Defaults.self, PasteboardCommand.self, Replacements.self, Protection.self, GlobeKey.self, Budget.self, Reset.self, Validate.self, Install.self, New.self, SDK.self, Doctor.self, TypeCommand.self, Stress.self, Profile.self, Serve.self, Attach.self, IBus.self, Demo.self])
+                      Access.self, Defaults.self, PasteboardCommand.self, Replacements.self, Protection.self, GlobeKey.self, Budget.self, Reset.self, Validate.self, Install.self, New.self, Dev.self, SDK.self, Doctor.self, TypeCommand.self, Stress.self, Profile.self, Serve.self, Attach.self, IBus.self, Demo.self])
 
     /// Exit statuses scripts can rely on.
     enum Exit {

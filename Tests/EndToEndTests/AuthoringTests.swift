@@ -37,28 +37,41 @@ struct AuthoringTests {
         try run(kbhostPath, arguments, in: folder ?? root)
     }
 
+    /// kbhost with stdout and stderr apart: (status, stdout, stderr), in this test's home unless told.
+    func kbhostApart(_ arguments: [String], environment: [String: String?] = [:]) throws -> (Int32, String, String) {
+        var env: [String: String?] = ["KBHOST_HOME": home, "KBHOST_KEYBOARDS": nil, "KBHOST_PRODUCTS": nil, "KBHOST_MANIFESTS": nil]
+        for (k, v) in environment { env[k] = v }
+        return try Fixtures.runCLI(arguments, environment: env)
+    }
+
     /// The sample keyboards' names (a keyboard's package once saw kbhost's own targets, and these
     /// clashed), names only a Swift identifier allows, and one ending like an export target.
     static let names = ["Calculator", "Kana", "NumberPad", "ScienceKeyboard", "my_keys", "Ünïcödé"]
 
-    /// `swift build` or `swift test` in a keyboard's package, in the one build folder every package of
-    /// this test shares (`.build` in each links to it): the SDK's modules are built once.
+    /// The one build folder every package of this test shares: the first one's, Science's own `.build`
+    /// (so that `swift build` there without flags, as `kbhost dev` runs it, is the same build).
+    var sharedBuild: String { root + "/Science/.build" }
+
+    /// `swift build` or `swift test` in a keyboard's package, in the shared build folder: the SDK's
+    /// modules are built once.
     func swift(_ command: String, in package: String) throws -> (Int32, String) {
-        try run("swift", [command, "-j", "1", "--scratch-path", root + "/build"], in: package)
+        try run("swift", [command, "-j", "1", "--scratch-path", sharedBuild], in: package)
     }
 
-    /// `kbhost new NAME` in the test's folder, with `.build` pointing at the shared build folder.
+    /// `kbhost new NAME` in the test's folder; but for Science, `.build` links to the shared build folder.
     func scaffold(_ name: String) throws -> String {
         let made = try kbhost("new", name, "--path", root + "/" + name)
         try #require(made.0 == 0, "kbhost new \(name): \(made.1)")
         let package = root + "/" + name
-        try FileManager.default.createSymbolicLink(atPath: package + "/.build", withDestinationPath: root + "/build")
+        if package + "/.build" != sharedBuild {
+            try FileManager.default.createSymbolicLink(atPath: package + "/.build", withDestinationPath: sharedBuild)
+        }
         return package
     }
 
     @Test(.timeLimit(.minutes(15)))
     func aSwiftKeyboardFromKbhostNewBuildsInstallsTypesAndPassesItsTests() throws {
-        try FileManager.default.createDirectory(atPath: root + "/build", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
         // Science: the name of a sample keyboard, and of its module.
         let package = try scaffold("Science")
@@ -84,6 +97,28 @@ struct AuthoringTests {
         #expect(test.0 == 0, "swift test: \(test.1)")
         #expect(test.1.contains("typesInItsOwnProcessWithinTheBudget() passed"))
         #expect(test.1.contains("shiftGivesOneCapital() passed"))
+
+        // The edit loop: an edit and a build leave the installed copy stale, and kbhost says so.
+        let code = package + "/Sources/Science/ScienceViewController.swift"
+        let edited = try String(contentsOfFile: code, encoding: .utf8)
+            .replacingOccurrences(of: "textDocumentProxy.insertText(key.label)", with: "textDocumentProxy.insertText(key.label + key.label)")
+        try Data(edited.utf8).write(to: URL(fileURLWithPath: code))
+        let rebuilt = try swift("build", in: package)
+        try #require(rebuilt.0 == 0, "swift build: \(rebuilt.1)")
+        let stale = try kbhostApart(["type", "--keyboard", "com.example.science", "h", "i"])
+        #expect(stale.1 == "hi\n", "the installed copy still types: \(stale)")
+        #expect(stale.2.contains("the installed copy of com.example.science is older than the library built in \(package)")
+                    && stale.2.contains("kbhost install ."), "\(stale.2)")
+        // KBHOST_KEYBOARDS takes the package folder itself (its .build), as validate and install do.
+        let fresh = try kbhostApart(["type", "--keyboard", "com.example.science", "h", "i"],
+                                    environment: ["KBHOST_HOME": root + "/fresh-home", "KBHOST_KEYBOARDS": package])
+        #expect(fresh.0 == 0 && fresh.1 == "hhii\n" && fresh.2.isEmpty, "\(fresh)")
+        // kbhost dev: builds (nothing to do here), installs and types; then the warning is gone.
+        let dev = try kbhostApart(["dev", "--path", package, "h", "i"])
+        #expect(dev.0 == 0 && dev.1 == "hhii\n", "\(dev)")
+        #expect(dev.2.contains("kbhost: swift build in \(package)") && dev.2.contains("kbhost: installed Science (com.example.science)") && !dev.2.contains("kbhost: warning"), "\(dev.2)")
+        let current = try kbhostApart(["type", "--keyboard", "com.example.science", "h", "i"])
+        #expect(current.1 == "hhii\n" && current.2.isEmpty, "\(current)")
 
         // The other names: each package builds, and passes its tests (in process and in its real process).
         for name in Self.names {
