@@ -11,7 +11,8 @@ struct New: ParsableCommand {
             kbhost new Acme                     ./Acme, a Swift keyboard depending on this kbhost's SDK (SDK/) by path
             kbhost new Acme --language c        ./Acme, a C keyboard built with make against kbhost_keyboard.h
             NAME is any Swift identifier but a keyword or a module every keyboard imports (KeyboardSDK,             Foundation, …): Science, my_keys, Clavier2. It names the code's module, the library             (libNAMEKeyboard.so) and the principal class (NAMEViewController).
-            Then, in the folder: swift build (or make), kbhost install ., kbhost type --keyboard ID … — see its README.
+            Then, in the folder: swift build (or make), kbhost install ., kbhost type --keyboard ID … — or \
+            kbhost dev TAP…, which does all three; see its README.
             """)
 
     enum Language: String, ExpressibleByArgument, CaseIterable { case swift, c }

@@ -171,6 +171,9 @@ struct Template {
             kbhost type --keyboard \(identifier) shift H i     # or: kbhost enable \(identifier) && kbhost attach
             ```
 
+            After an edit, `kbhost dev shift H i` builds, installs and types in one go; `swift build` alone
+            leaves the installed copy as it was (kbhost type warns that it is older than the build).
+
             `swift test` runs its tests: in process (KeyboardTestDriver) and in its real extension process under
             a phone's memory budget (KeyboardProcess; after `swift build`). Guide: \(repository)/docs/writing-a-keyboard.md.
 

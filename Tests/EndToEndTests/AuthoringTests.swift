@@ -116,7 +116,8 @@ struct AuthoringTests {
         // kbhost dev: builds (nothing to do here), installs and types; then the warning is gone.
         let dev = try kbhostApart(["dev", "--path", package, "h", "i"])
         #expect(dev.0 == 0 && dev.1 == "hhii\n", "\(dev)")
-        #expect(dev.2.contains("kbhost: swift build in \(package)") && dev.2.contains("kbhost: installed Science (com.example.science)") && !dev.2.contains("kbhost: warning"), "\(dev.2)")
+        #expect(dev.2.contains("kbhost: swift build in \(package)") && dev.2.contains("kbhost: installed Science (com.example.science)")
+                    && !dev.2.contains("kbhost: warning"), "\(dev.2)")
         let current = try kbhostApart(["type", "--keyboard", "com.example.science", "h", "i"])
         #expect(current.1 == "hhii\n" && current.2.isEmpty, "\(current)")
 
