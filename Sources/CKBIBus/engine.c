@@ -190,14 +190,18 @@ void kbh_ibus_commit(void *engine, const char *text) {
     ibus_engine_commit_text(engine, ibus_text_new_from_string(text));
 }
 
-void kbh_ibus_preedit(void *engine, const char *text, unsigned cursor) {
+void kbh_ibus_preedit(void *engine, const char *text, unsigned cursor, unsigned selected) {
     if (!text[0]) {
         ibus_engine_update_preedit_text(engine, ibus_text_new_from_string(""), 0, FALSE);
         return;
     }
     IBusText *preedit = ibus_text_new_from_string(text);
-    ibus_text_append_attribute(preedit, IBUS_ATTR_TYPE_UNDERLINE, IBUS_ATTR_UNDERLINE_SINGLE, 0,
-                               (gint)g_utf8_strlen(text, -1));
+    gint length = (gint)g_utf8_strlen(text, -1);
+    ibus_text_append_attribute(preedit, IBUS_ATTR_TYPE_UNDERLINE, IBUS_ATTR_UNDERLINE_SINGLE, 0, length);
+    if (selected > 0 && (gint)cursor < length) {
+        gint end = (gint)(cursor + selected) < length ? (gint)(cursor + selected) : length;
+        ibus_text_append_attribute(preedit, IBUS_ATTR_TYPE_UNDERLINE, IBUS_ATTR_UNDERLINE_DOUBLE, (gint)cursor, end);
+    }
     ibus_engine_update_preedit_text_with_mode(engine, preedit, cursor, TRUE, IBUS_ENGINE_PREEDIT_COMMIT);
 }
 

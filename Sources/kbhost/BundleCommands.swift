@@ -13,9 +13,12 @@ struct Validate: ParsableCommand {
         let installation = Installation.current()
         var failures = 0
         for path in paths {
-            let plist = path.hasSuffix(".plist") ? path : path + "/Info.plist"
-            let manifest: KeyboardManifest
-            do { manifest = try KeyboardManifest.load(contentsOf: plist) } catch {
+            let plist: String, manifest: KeyboardManifest, found: String?
+            do {
+                plist = try KeyboardManifest.manifestPath(for: path)
+                manifest = try KeyboardManifest.load(contentsOf: plist)
+                found = try installation.library(for: manifest, allowProducts: true) ?? Installation.packageLibrary(for: manifest)
+            } catch {
                 Console.out("✗ \(error)")
                 failures += 1
                 continue
@@ -26,7 +29,7 @@ struct Validate: ParsableCommand {
                     Console.out("! \(shown): App Group \(TerminalText.quoted(group)) \(problem)")
                 }
             }
-            guard let library = installation.resolveLibrary(for: manifest, allowProducts: true) ?? Installation.packageLibrary(for: manifest) else {
+            guard let library = found else {
                 Console.out("✓ \(shown): manifest of \(manifest.bundleIdentifier) is valid")
                 Console.out("  (plugin \(manifest.executable) is not built, so its class was not checked)")
                 continue
@@ -63,12 +66,20 @@ struct Install: ParsableCommand {
     static func install(_ bundle: String, context: Context) throws -> (KeyboardManifest, String) {
         var source = (bundle as NSString).standardizingPath
         if !source.hasPrefix("/") { source = ((FileManager.default.currentDirectoryPath + "/" + source) as NSString).standardizingPath }
-        let manifest: KeyboardManifest
-        do { manifest = try KeyboardManifest.load(contentsOf: source + "/Info.plist") } catch {
+        let manifest: KeyboardManifest, inBundle: String?
+        do {
+            let plist = try KeyboardManifest.manifestPath(for: source)
+            guard plist != source else {
+                throw ManifestError(file: source, keyPath: nil,
+                                    problem: "is a file, not a folder; install takes a keyboard bundle (a folder holding its Info.plist and its library)")
+            }
+            manifest = try KeyboardManifest.load(contentsOf: plist)
+            inBundle = try context.installation.library(for: manifest, allowProducts: false)
+        } catch {
             throw exitWithError("\(error)", status: Kbhost.Exit.invalid)
         }
         // A bundle holds its library; a Swift package made by `kbhost new` has it in .build.
-        guard let library = context.installation.authorLibrary(for: manifest) else {
+        guard let library = inBundle ?? Installation.packageLibrary(for: manifest) else {
             throw exitWithError("\(source): the bundle has no \(manifest.executable) (CFBundleExecutable), nor has its .build/debug or .build/release; build the plugin first (swift build, or make)",
                                 status: Kbhost.Exit.invalid)
         }
@@ -83,7 +94,7 @@ struct Install: ParsableCommand {
         let staging = keyboards + "/.staging-\(UUID().uuidString)"
         do {
             try fm.createDirectory(atPath: keyboards, withIntermediateDirectories: true)
-            if library != source + "/" + manifest.executable {
+            if inBundle == nil {
                 // Only what the keyboard needs: its manifest and its library, not the package's sources.
                 try fm.createDirectory(atPath: staging, withIntermediateDirectories: false)
                 try fm.copyItem(atPath: source + "/Info.plist", toPath: staging + "/Info.plist")
@@ -107,5 +118,51 @@ struct Install: ParsableCommand {
             throw exitWithError("installing \(source): \(error.localizedDescription)", status: Kbhost.Exit.refused)
         }
         return (manifest, destination)
+    }
+}
+
+struct Uninstall: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Remove a keyboard `kbhost install` put in your keyboards: it is disabled, its grants go, its bundle is deleted.",
+        discussion: """
+            Only keyboards in KBHOST_HOME/Keyboards: bundled ones and those from KBHOST_KEYBOARDS are refused. \
+            The keyboard's container (KBHOST_HOME/Containers/Keyboards/ID), the data it kept, stays.
+            """)
+
+    @Argument(help: KeyboardName.one, completion: KeyboardName.completion) var keyboard: String
+
+    func run() throws {
+        let context = try Context.make()
+        let entry = try report { try context.entry(keyboard) }
+        let id = entry.identifier
+        let keyboards = context.store.directory + "/Keyboards"
+        let manifest = entry.manifest.path
+        let folder = (manifest as NSString).deletingLastPathComponent
+        // What goes: the bundle folder install made (a lone manifest put there by hand goes alone).
+        let target = folder == keyboards ? manifest : folder
+        guard entry.source == "installed", (target as NSString).deletingLastPathComponent == keyboards else {
+            let whence = entry.isSystem ? "built into kbhost"
+                : entry.source == "bundled" ? "bundled with kbhost (\(TerminalText.line(manifest)))"
+                : "from KBHOST_KEYBOARDS (\(TerminalText.line(manifest)))"
+            throw exitWithError("\(id) is \(whence), not installed with `kbhost install`; only installed keyboards can be uninstalled",
+                                status: Kbhost.Exit.refused)
+        }
+        try context.update { settings in
+            if settings.current == id && settings.enabled.count > 1 {
+                settings.current = InputModes.next(settings, registry: context.registry, field: FieldContext())
+            }
+            settings.enabled.removeAll { $0 == id }
+            settings.fullAccess.removeAll { $0 == id }
+            settings.failures[id] = nil
+            settings.allowedMissingProtections[id] = nil
+        }
+        do {
+            // The manifest first: from then on the folder is no keyboard, whatever is left of it.
+            if target != manifest { try FileManager.default.removeItem(atPath: manifest) }
+            try FileManager.default.removeItem(atPath: target)
+        } catch {
+            throw exitWithError("removing \(TerminalText.line(target)): \(error.localizedDescription)", status: Kbhost.Exit.refused)
+        }
+        Console.out("uninstalled \(context.name(id)) (\(id)) from \(TerminalText.line(target))")
     }
 }

@@ -42,10 +42,23 @@ struct Context {
         }
     }
 
-    func entry(_ id: String) throws -> KeyboardEntry {
-        do { return try registry.require(id) } catch {
+    /// The keyboard a person named: its identifier, or a display name (any case) only one keyboard
+    /// has. Unknown or ambiguous is exit 3, with the closest keyboards or the candidates.
+    func entry(_ name: String) throws -> KeyboardEntry {
+        do { return try registry.resolve(name) } catch {
             throw CommandFailure(error.description, status: Kbhost.Exit.keyboardNotFound)
         }
+    }
+
+    /// An enabled keyboard a person named: an enabled identifier as it is (even one no longer
+    /// installed), else the keyboard `entry` finds, which must be enabled (exit 6).
+    func enabledIdentifier(_ name: String, in settings: KeyboardSettings, hint: String = "") throws -> String {
+        if settings.enabled.contains(name) { return name }
+        let id = try entry(name).identifier
+        guard settings.enabled.contains(id) else {
+            throw CommandFailure("\(id) is not enabled\(hint)", status: Kbhost.Exit.notEnabled)
+        }
+        return id
     }
 
     /// What a keyboard's session may reach: its containers under KBHOST_HOME,
@@ -103,10 +116,27 @@ struct FieldOptions: ParsableArguments {
 
 func printJSON(_ value: some Encodable) throws { Console.out(try jsonText(value)) }
 
+/// An optional that JSON always shows, as null when it is absent: the conventions of kbhost's
+/// JSON are every key always present, memory in bytes, and values of their own type.
+@propertyWrapper
+struct Nullable<Value: Encodable>: Encodable {
+    var wrappedValue: Value?
+    init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        if let wrappedValue { try c.encode(wrappedValue) } else { try c.encodeNil() }
+    }
+}
+
 /// JSON for scripts: every control character in a string escaped (C0 by the
 /// encoder, DEL and C1 by TerminalText.json), so that it is safe in a terminal too.
 func jsonText(_ value: some Encodable) throws -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    return TerminalText.json(String(decoding: try encoder.encode(value), as: UTF8.self))
+    let text = String(decoding: try encoder.encode(value), as: UTF8.self)
+    // Foundation on Linux spreads an empty array or object over three lines; a newline
+    // never occurs inside a JSON string (it is escaped), so only empty ones are matched.
+    let compact = text.replacing(/\[\n\s*\]/, with: "[]").replacing(/\{\n\s*\}/, with: "{}")
+    return TerminalText.json(compact)
 }

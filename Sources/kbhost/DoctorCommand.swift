@@ -7,7 +7,10 @@ import KBWire
 struct Doctor: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check the machine: libffi, libseccomp, seccomp, Landlock, the memory budget's mechanisms, the worker.",
-        discussion: "Each line says what is there, or what is missing and what to do. Exits 1 when something required is missing.")
+        discussion: """
+            Each line says what is there, or what is missing and what to do. Exits 1 when something required is missing.
+            Lines marked ! are manifests in your keyboards folders that every command skips, and why; they do not change the exit status.
+            """)
 
     @Flag(help: "Print JSON.") var json = false
 
@@ -15,6 +18,8 @@ struct Doctor: ParsableCommand {
         var name: String
         var ok: Bool
         var required: Bool
+        /// Not about the machine: something every command skips and warns about (a manifest it cannot use).
+        var warning = false
         var detail: String
     }
 
@@ -71,6 +76,17 @@ struct Doctor: ParsableCommand {
         } else {
             check("end to end", required: false, false, "the bundled keyboards are not built", fix: "swift build")
         }
+        // The keyboards every command sees, and the manifests they skip (as `kbhost list` warns).
+        let home = SettingsStore.defaultDirectory()
+        if let registry = try? KeyboardRegistry.discover(installation: installation, home: home) {
+            check("keyboards", required: false, true,
+                  "\(registry.keyboards.count) (the system keyboard, bundled ones, KBHOST_KEYBOARDS, \(TerminalText.line(home))/Keyboards)"
+                  + (registry.problems.isEmpty ? "" : "; \(registry.problems.count) manifest(s) skipped"), fix: "")
+            for problem in registry.problems {
+                checks.append(Check(name: "skipped", ok: false, required: false, warning: true,
+                                    detail: "\(TerminalText.line(problem)) — fix or remove it"))
+            }
+        }
         // The IBus engine (optional): is it registered where the user's ibus-daemon looks?
         let component = IBusInstall.componentDir(nil) + "/kbhost.xml"
         let paths = (ProcessInfo.processInfo.environment["IBUS_COMPONENT_PATH"] ?? "/usr/share/ibus/component").split(separator: ":")
@@ -82,8 +98,8 @@ struct Doctor: ParsableCommand {
         if json {
             try printJSON(checks)
         } else {
-            for c in checks { Console.out("\(c.ok ? "✓" : c.required ? "✗" : "–") \(c.name): \(c.detail)") }
+            for c in checks { Console.out("\(c.ok ? "✓" : c.required ? "✗" : c.warning ? "!" : "–") \(c.name): \(c.detail)") }
         }
-        if checks.contains(where: { !$0.ok && $0.required }) { throw ExitCode(1) }
+        if checks.contains(where: { !$0.ok && $0.required }) { throw ExitCode(Kbhost.Exit.checkFailed) }
     }
 }

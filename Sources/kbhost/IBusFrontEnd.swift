@@ -72,7 +72,7 @@ final class IBusFrontEnd {
         switch event {
         case .edited(let edit, let before, let after):
             guard let engine = focused else { return }
-            if after.markedRange == nil {
+            if after.markedRange == nil, kbh_ibus_has_surrounding_text(engine) != 0 {  // only such apps echo
                 recentDocuments.append(after.hashValue)
                 if recentDocuments.count > 32 { recentDocuments.removeFirst() }
             }
@@ -97,7 +97,8 @@ final class IBusFrontEnd {
             // activates, a terminal gets Enter (a committed "\n" does neither everywhere).
             kbh_ibus_forward_key(engine, KeySym.returnKey, KeySym.returnCode, 0)
         case .commit(let text): kbh_ibus_commit(engine, text)
-        case .preedit(let text, let cursor): kbh_ibus_preedit(engine, text, UInt32(clamping: cursor))
+        case .preedit(let text, let cursor, let selected):
+            kbh_ibus_preedit(engine, text, UInt32(clamping: cursor), UInt32(clamping: selected))
         case .deleteBackward(let characters):
             // Some apps (Chromium, terminals) claim surrounding text but ignore deletions of it:
             // KBHOST_IBUS_FORWARD_DELETE=1 makes the engine send BackSpace instead, as Keyman does.

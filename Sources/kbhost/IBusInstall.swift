@@ -27,7 +27,7 @@ struct IBusInstall: ParsableCommand {
 
     struct Result: Encodable {
         var component: String
-        var environment: String?
+        @Nullable var environment: String?
         var exec: String
     }
 

@@ -2,12 +2,20 @@ import ArgumentParser
 import Foundation
 import KBHost
 import KBSystem
+import KBWire
 
 @main
 struct Kbhost: ParsableCommand {
+    /// This kbhost's version (`kbhost --version`), with the plugin ABI and wire protocol it speaks.
+    static let version = "0.1.0"
     static func main() {
         Sys.unblockTerminationSignals()
-        main(Array(CommandLine.arguments.dropFirst()))
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let problem = CommandNames.problem(arguments) {
+            Console.err("kbhost: error: \(problem)")
+            Foundation.exit(Exit.usage)
+        }
+        main(arguments)
     }
 
     static let configuration = CommandConfiguration(
@@ -17,11 +25,16 @@ struct Kbhost: ParsableCommand {
             Keyboards are plugins (shared libraries) described by Info.plist manifests. \
             kbhost loads each into its own extension process and types into a document it owns.
             """,
+        version: "\(version) (plugin ABI \(WireVersion.abiVersion), wire protocol \(WireVersion.protocolVersion))",
         subcommands: [List.self, Current.self, Enable.self, Disable.self, Order.self, SetCurrent.self, Next.self,
-                      Access.self, Defaults.self, PasteboardCommand.self, Replacements.self, Protection.self, GlobeKey.self, Budget.self, Reset.self, Validate.self, Install.self, New.self, Dev.self, SDK.self, Doctor.self, TypeCommand.self, Stress.self, Profile.self, Serve.self, Attach.self, IBus.self, Demo.self])
+                      Access.self, Defaults.self, PasteboardCommand.self, Replacements.self, Protection.self, GlobeKey.self, Budget.self, Reset.self, Validate.self, Install.self, Uninstall.self, New.self, Dev.self, SDK.self, Doctor.self, TypeCommand.self, Stress.self, Profile.self, Preview.self, Serve.self, Attach.self, IBus.self, Demo.self])
+
+    /// swift-argument-parser's errors begin as kbhost's own do.
+    static var _errorPrefix: String { "kbhost: error: " }
 
     /// Exit statuses scripts can rely on.
     enum Exit {
+        static let checkFailed: Int32 = 1
         static let keyboardNotFound: Int32 = 3
         static let keyboardFailed: Int32 = 4
         static let noSuchKey: Int32 = 5

@@ -11,13 +11,13 @@ struct KeyboardRow: Encodable {
     var rightToLeft: Bool
     var openAccessRequested: Bool
     var openAccessGranted: Bool
-    var enabledPosition: Int?
+    @Nullable var enabledPosition: Int?
     var current: Bool
     var source: String
     /// Failures in a row, and whether the keyboard is set aside (and why).
     var failures: Int
     var setAside: Bool
-    var lastFailure: String?
+    @Nullable var lastFailure: String?
 
     init(_ entry: KeyboardEntry, settings: KeyboardSettings) {
         identifier = entry.identifier
@@ -40,10 +40,18 @@ struct KeyboardRow: Encodable {
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the enabled keyboards in order (with --all, every keyboard kbhost knows).",
-        discussion: "* marks the current keyboard; # is the position in the enabled list (the globe key's order).")
+        discussion: """
+            * marks the current keyboard; # is the position in the enabled list (the globe key's order); \
+            FAILURES counts a keyboard's failures in a row (after \(KeyboardSettings.setAsideAfter) it is set aside until enabled again).
+            """)
 
     @Flag(help: "Every known keyboard, enabled or not.") var all = false
     @Flag(help: "Print JSON for scripts.") var json = false
+    @Flag(help: "Print only the identifiers, one a line.") var ids = false
+
+    func validate() throws {
+        if json && ids { throw ValidationError("--json and --ids do not go together") }
+    }
 
     func run() throws {
         let context = try Context.make()
@@ -54,6 +62,7 @@ struct List: ParsableCommand {
                 .map { KeyboardRow($0, settings: settings) }
         }
         if json { return try printJSON(rows) }
+        if ids { return rows.forEach { Console.out(TerminalText.line($0.identifier)) } }
         Console.out(ListTable.render(rows))
         for row in rows where row.setAside {
             let id = TerminalText.line(row.identifier)
@@ -66,12 +75,13 @@ enum ListTable {
     /// The human table: fixed columns, widths from the content. A cell is one line
     /// (TerminalText.line): a newline in a keyboard's name cannot forge a row.
     static func render(_ rows: [KeyboardRow]) -> String {
-        let header = ["", "#", "IDENTIFIER", "NAME", "LANGUAGE", "ASCII", "RTL", "OPEN ACCESS"]
+        let header = ["", "#", "IDENTIFIER", "NAME", "LANGUAGE", "ASCII", "RTL", "OPEN ACCESS", "FAILURES"]
         let body = rows.map { row -> [String] in
             let access = !row.openAccessRequested ? "-" : (row.openAccessGranted ? "granted" : "requested")
+            let failures = row.failures == 0 ? "-" : "\(row.failures)" + (row.setAside ? ", set aside" : "")
             return [row.current ? "*" : "", row.enabledPosition.map(String.init) ?? "-", TerminalText.line(row.identifier),
                     TerminalText.line(row.name), TerminalText.line(row.primaryLanguage),
-                    row.asciiCapable ? "yes" : "no", row.rightToLeft ? "yes" : "no", access]
+                    row.asciiCapable ? "yes" : "no", row.rightToLeft ? "yes" : "no", access, failures]
         }
         let table = [header] + body
         let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
@@ -85,16 +95,13 @@ enum ListTable {
 }
 
 struct Current: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print the current keyboard's name.")
-    @Flag(help: "Print JSON for scripts.") var json = false
+    static let configuration = CommandConfiguration(
+        abstract: "Print the current keyboard's identifier (with --verbose, its name too).")
+    @OptionGroup var output: KeyboardOutput
 
     func run() throws {
         let context = try Context.make()
         let settings = try context.settings()
-        guard let entry = context.registry.entry(settings.current) else {
-            throw exitWithError("the current keyboard \(settings.current) is not installed any more", status: Kbhost.Exit.keyboardNotFound)
-        }
-        if json { return try printJSON(KeyboardRow(entry, settings: settings)) }
-        Console.out(context.name(entry.identifier))
+        try output.show(settings.current, context: context, settings: settings)
     }
 }

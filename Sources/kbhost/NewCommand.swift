@@ -23,7 +23,7 @@ struct New: ParsableCommand {
     @Option(help: "The bundle identifier (default: com.example.NAME, lowercased, '_' as '-').") var identifier: String?
 
     func validate() throws {
-        if let problem = KeyboardName.problem(name) {
+        if let problem = NewKeyboardName.problem(name) {
             throw ValidationError("\(TerminalText.quoted(name)) cannot name a keyboard: \(problem)")
         }
         if let identifier, let problem = KeyboardManifest.bundleIdentifierProblem(identifier) {
@@ -43,7 +43,7 @@ struct New: ParsableCommand {
         if fm.fileExists(atPath: absolute), let contents = try? fm.contentsOfDirectory(atPath: absolute), !contents.isEmpty {
             throw exitWithError("\(absolute) already exists and is not empty; nothing was written", status: Kbhost.Exit.refused)
         }
-        let template = Template(name: name, identifier: identifier ?? KeyboardName.defaultIdentifier(name),
+        let template = Template(name: name, identifier: identifier ?? NewKeyboardName.defaultIdentifier(name),
                                 sdk: SDK.root, repository: SDK.repository)
         let files = language == .swift ? template.swiftFiles : template.cFiles
         do {

@@ -4,7 +4,7 @@ import Foundation
 /// in a keyboard's package. The name becomes the code's module and target (`NAME`), the export's
 /// (`NAMEKeyboard`, also the library, libNAMEKeyboard.so), the tests' (`NAMETests`) and the
 /// principal class (`NAMEViewController`).
-enum KeyboardName {
+enum NewKeyboardName {
     /// The modules a keyboard's package cannot have as its own: the SDK's (SDK/Package.swift's
     /// targets; CommandTests checks the list against it), and the toolchain's that its graph
     /// imports (the standard library, Foundation, Glibc, Dispatch, the test libraries). Any other

@@ -13,42 +13,44 @@ struct Profile: ParsableCommand {
             profile's budget would have ended it. A memory timeline is written as SVG.
             """)
 
-    @Argument(help: "The keyboard's identifier.") var keyboard: String
+    @Argument(help: KeyboardName.one, completion: KeyboardName.completion) var keyboard: String
     @Option(help: "The typing script.") var script: String
     @Option(help: "Write the memory timeline chart (SVG) here.") var svg = "kbhost-profile.svg"
     @Flag(help: "Print the report as JSON.") var json = false
 
     struct Row: Encodable {
         var profile: String
-        var budgetMiB: Int
+        var budgetBytes: Int
         var fits: Bool
         /// The first tap (1-based) after which the footprint was over the budget.
-        var overAfterTap: Int?
+        @Nullable var overAfterTap: Int?
     }
 
+    /// Memory in bytes, as in all of kbhost's JSON.
     struct Report: Encodable {
         var keyboard: String
         var taps: Int
-        var peakFootprintMiB: Double
-        var finalFootprintMiB: Double
+        var peakFootprintBytes: Int
+        var finalFootprintBytes: Int
         var profiles: [Row]
     }
 
     func run() throws {
         Sys.ignoreSIGPIPE()
         let context = try Context.make()
-        let entry = try report { try context.entry(keyboard) }
+        let entry = try report { try context.entry(self.keyboard) }
+        let keyboard = entry.identifier
         guard let loadable = entry.loadable else {
             throw exitWithError("\(keyboard) is built in and has no process to profile", status: Kbhost.Exit.refused)
         }
         context.warnIfStale(entry)
         let text: String
         do { text = try String(contentsOfFile: script, encoding: .utf8) } catch {
-            throw exitWithError("cannot read the script \(script): \(error.localizedDescription)", status: Kbhost.Exit.refused)
+            throw exitWithError("cannot read the script \(script): \(error.localizedDescription)", status: Kbhost.Exit.usage)
         }
         let steps: [TapStep]
         do { steps = try TapStep.script(text) } catch {
-            throw exitWithError("\(script): \(error)", status: 64)
+            throw exitWithError("\(script): \(error)", status: Kbhost.Exit.usage)
         }
         var configuration = context.installation.processConfiguration
         configuration.memoryBudgetBytes = 4 << 30  // watched for its peak, never killed short of RLIMIT_DATA
@@ -67,8 +69,9 @@ struct Profile: ParsableCommand {
         var peak = reader.read()?.total ?? 0
         var last = peak
         for (i, step) in steps.enumerated() {
-            do { try step.perform(on: session) } catch {
-                throw exitWithError("tap \(i + 1) of \(script): \(error)", status: Kbhost.Exit.keyboardFailed)
+            do throws(SessionError) { try step.perform(on: session) } catch {
+                let status = if case .noSuchKey = error { Kbhost.Exit.noSuchKey } else { Kbhost.Exit.keyboardFailed }
+                throw exitWithError("tap \(i + 1) of \(script): \(error)", status: status)
             }
             last = reader.read()?.total ?? last
             peak = max(peak, last)
@@ -80,17 +83,16 @@ struct Profile: ParsableCommand {
         }
         peak = max(peak, session.peakFootprint ?? 0)
         let rows = Governor.profiles.map {
-            Row(profile: $0.name, budgetMiB: $0.budget >> 20, fits: peak <= $0.budget, overAfterTap: overAfter[$0.name])
+            Row(profile: $0.name, budgetBytes: $0.budget, fits: peak <= $0.budget, overAfterTap: overAfter[$0.name])
         }
         try timeline.svg(budget: Governor.defaultBudget).write(toFile: svg, atomically: true, encoding: .utf8)
-        let result = Report(keyboard: keyboard, taps: steps.count, peakFootprintMiB: Double(peak) / 1_048_576,
-                            finalFootprintMiB: Double(last) / 1_048_576, profiles: rows)
+        let result = Report(keyboard: keyboard, taps: steps.count, peakFootprintBytes: peak, finalFootprintBytes: last, profiles: rows)
         if json { return try printJSON(result) }
         Console.out(String(format: "%@: %d taps, peak footprint %.2f MiB, at the end %.2f MiB", keyboard, steps.count,
-                           result.peakFootprintMiB, result.finalFootprintMiB))
+                           Double(peak) / 1_048_576, Double(last) / 1_048_576))
         for row in rows {
             let verdict = row.fits ? "fits" : "would be killed" + (row.overAfterTap.map { " after tap \($0)" } ?? "")
-            Console.out("  \(row.profile) (\(row.budgetMiB) MiB): \(verdict)")
+            Console.out("  \(row.profile) (\(row.budgetBytes >> 20) MiB): \(verdict)")
         }
         Console.out("  timeline: \(svg)")
     }

@@ -20,7 +20,7 @@ struct Protection: ParsableCommand {
 
     enum Action: String, ExpressibleByArgument, CaseIterable { case allow, require }
 
-    @Argument(help: "A keyboard identifier.") var identifier: String?
+    @Argument(help: KeyboardName.one, completion: KeyboardName.completion) var keyboard: String?
     @Argument(help: "allow or require.") var action: Action?
     @Argument(help: "Mechanisms.") var mechanisms: [String] = []
     @Flag(help: "Print JSON.") var json = false
@@ -38,6 +38,12 @@ struct Protection: ParsableCommand {
         var available: [String: Bool]
     }
 
+    /// `protection ID --json`: what one keyboard may run without.
+    struct KeyboardReport: Encodable {
+        var identifier: String
+        var allowedMissing: [String]
+    }
+
     static func kernel() -> KernelReport {
         let have = kbh_sandbox_available()
         var available: [String: Bool] = [:]
@@ -46,7 +52,7 @@ struct Protection: ParsableCommand {
     }
 
     func run() throws {
-        guard let identifier else {
+        guard let keyboard else {
             let k = Protection.kernel()
             if json { try printJSON(k); return }
             Console.out("Landlock ABI: \(k.landlockABI)")
@@ -56,11 +62,11 @@ struct Protection: ParsableCommand {
             return
         }
         let context = try Context.make()
-        _ = try report { try context.entry(identifier) }
+        let identifier = try report { try context.entry(keyboard).identifier }
         switch action {
         case nil:
             let allowed = try context.settings().allowedMissingProtections[identifier] ?? []
-            if json { try printJSON(allowed) } else {
+            if json { try printJSON(KeyboardReport(identifier: identifier, allowedMissing: allowed)) } else {
                 Console.out(allowed.isEmpty ? "\(identifier) requires every protection" : "\(identifier) may run without: \(allowed.joined(separator: ", "))")
             }
         case .allow?:

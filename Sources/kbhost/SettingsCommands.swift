@@ -4,13 +4,13 @@ import KBHost
 
 struct Enable: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Enable keyboards (added at the end of the globe key's order).")
-    @Argument(help: "Keyboard identifiers.") var identifiers: [String]
+    @Argument(help: KeyboardName.help, completion: KeyboardName.completion) var keyboards: [String]
 
     func run() throws {
         let context = try Context.make()
-        for id in identifiers { _ = try report { try context.entry(id) } }
+        let ids = try keyboards.map { name in try report { try context.entry(name).identifier } }
         try context.update { settings in
-            for id in identifiers {
+            for id in ids {
                 if !settings.enabled.contains(id) { settings.enabled.append(id) }
                 settings.failures[id] = nil  // enabling again gives a set-aside keyboard a fresh start
             }
@@ -21,15 +21,13 @@ struct Enable: ParsableCommand {
 struct Disable: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Disable keyboards. The system keyboard cannot be disabled while it is the only one enabled.")
-    @Argument(help: "Keyboard identifiers.") var identifiers: [String]
+    @Argument(help: KeyboardName.help, completion: KeyboardName.completion) var keyboards: [String]
 
     func run() throws {
         let context = try Context.make()
         try context.update { settings in
-            for id in identifiers {
-                guard settings.enabled.contains(id) else {
-                    throw CommandFailure("\(id) is not enabled", status: Kbhost.Exit.notEnabled)
-                }
+            for name in keyboards {
+                let id = try context.enabledIdentifier(name, in: settings)
                 if settings.enabled == [id] {
                     throw CommandFailure("\(context.name(id)) is the only enabled keyboard; enable another one first",
                                          status: Kbhost.Exit.refused)
@@ -46,59 +44,56 @@ struct Disable: ParsableCommand {
 struct Order: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Put enabled keyboards first, in the order given; the others keep their order after them.")
-    @Argument(help: "Enabled keyboard identifiers.") var identifiers: [String]
+    @Argument(help: KeyboardName.help, completion: KeyboardName.completion) var keyboards: [String]
 
     func run() throws {
         let context = try Context.make()
         try context.update { settings in
-            for id in identifiers where !settings.enabled.contains(id) {
-                throw CommandFailure("\(id) is not enabled; enable it first", status: Kbhost.Exit.notEnabled)
-            }
-            settings.enabled = identifiers + settings.enabled.filter { !identifiers.contains($0) }
+            let ids = try keyboards.map { try context.enabledIdentifier($0, in: settings, hint: "; enable it first") }
+            settings.enabled = ids + settings.enabled.filter { !ids.contains($0) }
         }
     }
 }
 
 struct SetCurrent: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "set", abstract: "Make an enabled keyboard the current one (the input mode list).")
-    @Argument(help: "An enabled keyboard's identifier.") var identifier: String
+    static let configuration = CommandConfiguration(
+        commandName: "set", abstract: "Make an enabled keyboard the current one (the input mode list) and print its identifier.")
+    @Argument(help: KeyboardName.help, completion: KeyboardName.completion) var keyboard: String
+    @OptionGroup var output: KeyboardOutput
 
     func run() throws {
         let context = try Context.make()
-        _ = try report { try context.entry(identifier) }
-        try context.update { settings in
-            guard settings.enabled.contains(identifier) else {
-                throw CommandFailure("\(identifier) is not enabled; enable it first", status: Kbhost.Exit.notEnabled)
+        let id = try report { try context.entry(keyboard).identifier }
+        let settings = try context.update { settings in
+            guard settings.enabled.contains(id) else {
+                throw CommandFailure("\(id) is not enabled; enable it first", status: Kbhost.Exit.notEnabled)
             }
-            settings.current = identifier
+            settings.current = id
         }
-        Console.out(context.name(identifier))
+        try output.show(settings.current, context: context, settings: settings)
     }
 }
 
 struct Next: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Switch to the next enabled keyboard (the globe key) and print its name.",
+        abstract: "Switch to the next enabled keyboard (the globe key) and print its identifier.",
         discussion: "Keyboards that may not serve the field are skipped; the system keyboard serves when none may.")
     @OptionGroup var field: FieldOptions
-    @Flag(help: "Print JSON for scripts.") var json = false
+    @OptionGroup var output: KeyboardOutput
 
     func run() throws {
         let context = try Context.make()
         let settings = try context.update { settings in
             settings.current = InputModes.next(settings, registry: context.registry, field: field.field)
         }
-        if json, let entry = context.registry.entry(settings.current) {
-            return try printJSON(KeyboardRow(entry, settings: settings))
-        }
-        Console.out(context.name(settings.current))
+        try output.show(settings.current, context: context, settings: settings)
     }
 }
 
 struct Access: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Grant or revoke full (open) access; only for keyboards whose manifest requests it.")
-    @Argument(help: "A keyboard identifier.") var identifier: String
+    @Argument(help: KeyboardName.one, completion: KeyboardName.completion) var keyboard: String
     @Argument(help: "on or off.") var state: String
 
     func validate() throws {
@@ -107,14 +102,15 @@ struct Access: ParsableCommand {
 
     func run() throws {
         let context = try Context.make()
-        let entry = try report { try context.entry(identifier) }
+        let entry = try report { try context.entry(keyboard) }
+        let id = entry.identifier
         guard entry.manifest.requestsOpenAccess else {
-            throw exitWithError("\(context.name(identifier)) does not request open access (RequestsOpenAccess in \(TerminalText.line(entry.manifest.path)))",
+            throw exitWithError("\(context.name(id)) does not request open access (RequestsOpenAccess in \(TerminalText.line(entry.manifest.path)))",
                                 status: Kbhost.Exit.refused)
         }
         try context.update { settings in
-            settings.fullAccess.removeAll { $0 == identifier }
-            if state == "on" { settings.fullAccess.append(identifier) }
+            settings.fullAccess.removeAll { $0 == id }
+            if state == "on" { settings.fullAccess.append(id) }
         }
     }
 }
@@ -143,25 +139,30 @@ func report<T>(_ body: () throws -> T) throws -> T {
 struct GlobeKey: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "globe-key",
-        abstract: "Who draws the globe key: the keyboard (default) or the device (then needsInputModeSwitchKey is false).")
-    @Argument(help: "keyboard or device.") var drawnBy: String
+        abstract: "Show or set who draws the globe key: the keyboard (default) or the device (then needsInputModeSwitchKey is false).")
+    @Argument(help: "keyboard or device; without it, print the setting.") var drawnBy: String?
 
     func validate() throws {
-        guard drawnBy == "keyboard" || drawnBy == "device" else {
+        if let drawnBy, drawnBy != "keyboard" && drawnBy != "device" {
             throw ValidationError("globe-key takes 'keyboard' or 'device', not '\(drawnBy)'")
         }
     }
 
     func run() throws {
         let context = try Context.make()
-        try context.update { $0.deviceDrawsGlobeKey = drawnBy == "device" }
+        let settings = if let drawnBy { try context.update { $0.deviceDrawsGlobeKey = drawnBy == "device" } } else { try context.settings() }
+        Console.out(settings.deviceDrawsGlobeKey ? "device" : "keyboard")
     }
 }
 
 struct Budget: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show or set the memory budget every keyboard's process runs under (default 48 MiB).",
-        discussion: "Over it, a keyboard is killed at once, as iOS's jetsam does, and the user is put on another keyboard.")
+        discussion: """
+            Over it, a keyboard is killed at once, as iOS's jetsam does, and the user is put on another keyboard. \
+            A budget is \(Governor.budgetHelp); over \(Governor.backstop >> 20) MiB, the worker's RLIMIT_DATA \
+            would fail the keyboard first.
+            """)
     @Argument(help: ArgumentHelp("The budget: \(Governor.budgetHelp).")) var budget: String?
 
     func validate() throws {
@@ -198,7 +199,7 @@ struct BudgetOption: ParsableArguments {
 func parsedBudget(_ text: String?) throws(ValidationError) -> Int? {
     guard let text else { return nil }
     guard let bytes = Governor.budget(parsing: text) else {
-        throw ValidationError("'\(text)' is not a budget; give \(Governor.budgetHelp)")
+        throw ValidationError("'\(text)' is not a budget: give \(Governor.budgetHelp)")
     }
     return bytes
 }

@@ -71,16 +71,16 @@ struct Defaults: ParsableCommand {
                 let values = try store.load()
                 if let key {
                     guard let v = values[key] else {
-                        throw exitWithError("\(group) has no key '\(key)'", status: Kbhost.Exit.invalid)
+                        throw exitWithError("\(group) has no key '\(key)'", status: Kbhost.Exit.noSuchKey)
                     }
-                    if json { try printJSON(DefaultsEntry(v)) } else { Console.out(DefaultsEntry(v).value) }
+                    if json { try printJSON(DefaultsEntry(v)) } else { Console.out(DefaultsEntry(v).text) }
                 } else if json {
                     try printJSON(values.mapValues(DefaultsEntry.init))
                 } else {
                     // One line a key: keys and values (a keyboard with open access writes them) are escaped for one line.
                     for k in values.keys.sorted() {
                         let e = DefaultsEntry(values[k]!)
-                        Console.out("\(TerminalText.line(k)) = \(TerminalText.line(e.value)) (\(e.type))")
+                        Console.out("\(TerminalText.line(k)) = \(TerminalText.line(e.text)) (\(e.type))")
                     }
                 }
             case .write:
@@ -88,7 +88,7 @@ struct Defaults: ParsableCommand {
                 try store.set(try parse(value!), forKey: key!)
             case .delete:
                 guard try store.load()[key!] != nil else {
-                    throw exitWithError("\(group) has no key '\(key!)'", status: Kbhost.Exit.invalid)
+                    throw exitWithError("\(group) has no key '\(key!)'", status: Kbhost.Exit.noSuchKey)
                 }
                 try store.set(nil, forKey: key!)
             }
@@ -100,18 +100,38 @@ struct Defaults: ParsableCommand {
     }
 }
 
+/// One value of a group's defaults: its type, and in JSON the value as that type
+/// (`{"type": "int", "value": 14}`; data as base64 text).
 struct DefaultsEntry: Encodable {
     var type: String
-    var value: String
+    var value: DefaultValue
 
     init(_ v: DefaultValue) {
         type = v.typeName
-        switch v {
-        case .bool(let b): value = b ? "true" : "false"
-        case .integer(let i): value = String(i)
-        case .double(let d): value = String(d)
-        case .string(let s): value = s
-        case .data(let d): value = Data(d).base64EncodedString()
+        value = v
+    }
+
+    /// The value as text, for people.
+    var text: String {
+        switch value {
+        case .bool(let b): b ? "true" : "false"
+        case .integer(let i): String(i)
+        case .double(let d): String(d)
+        case .string(let s): s
+        case .data(let d): Data(d).base64EncodedString()
+        }
+    }
+
+    enum CodingKeys: String, CodingKey { case type, value }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(type, forKey: .type)
+        switch value {
+        case .bool(let b): try c.encode(b, forKey: .value)
+        case .integer(let i): try c.encode(i, forKey: .value)
+        case .double(let d): try c.encode(d, forKey: .value)
+        case .string, .data: try c.encode(text, forKey: .value)
         }
     }
 }
@@ -200,7 +220,7 @@ struct Replacements: ParsableCommand {
         case .remove:
             try context.update { settings in
                 guard settings.textReplacements.removeValue(forKey: shortcut!) != nil else {
-                    throw CommandFailure("there is no text replacement '\(shortcut!)'", status: Kbhost.Exit.invalid)
+                    throw CommandFailure("there is no text replacement '\(shortcut!)'", status: Kbhost.Exit.noSuchKey)
                 }
             }
         }

@@ -13,7 +13,8 @@ struct Stress: ParsableCommand {
             \(StressFault.allCases.map(\.rawValue).joined(separator: ", ")).
             """)
 
-    @Option(name: .customLong("keyboard"), help: "A keyboard to type through (repeatable). Default: the bundled NumberPad and Science.")
+    @Option(name: .customLong("keyboard"), help: "A keyboard to type through (repeatable). Default: the bundled NumberPad and Science.",
+            completion: KeyboardName.completion)
     var keyboards: [String] = []
     @OptionGroup var budget: BudgetOption
     @Option(help: "How long to run, in seconds.") var duration: Double = 10
@@ -40,7 +41,7 @@ struct Stress: ParsableCommand {
         for id in ids {
             let entry = try report { try context.entry(id) }
             guard let loadable = entry.loadable else {
-                throw exitWithError("\(id) is built in; stress runs plugins", status: Kbhost.Exit.refused)
+                throw exitWithError("\(entry.identifier) is built in; stress runs plugins", status: Kbhost.Exit.refused)
             }
             rotation.append(loadable)
         }
@@ -56,7 +57,7 @@ struct Stress: ParsableCommand {
         try result.timeline.svg(budget: configuration.memoryBudgetBytes ?? 0)
             .write(toFile: svg, atomically: true, encoding: .utf8)
         if json { try printJSON(result.report) } else { Console.out(result.report.text(svg: svg)) }
-        if !result.report.passed { throw ExitCode(1) }
+        if !result.report.passed { throw ExitCode(Kbhost.Exit.checkFailed) }
     }
 }
 

@@ -24,7 +24,7 @@ struct StressReport: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case seconds, taps, tapsPerSecond, switches, recoveries, expectedCharacters, committedCharacters, mismatches, kills,
-             peakFootprintMiB, detectionMs, overshootMiB, hostPrivateDirtyKiB, childProcessesLeft, passed
+             peakFootprintBytes, detectionMs, overshootBytes, hostPrivateDirtyBytes, childProcessesLeft, passed
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -37,13 +37,13 @@ struct StressReport: Encodable {
         try c.encode(expectedCharacters, forKey: .expectedCharacters)
         try c.encode(committedCharacters, forKey: .committedCharacters)
         try c.encode(mismatches, forKey: .mismatches)
-        try c.encode(kills, forKey: .kills)
-        try c.encode(peak.mapValues { Double($0) / 1_048_576 }, forKey: .peakFootprintMiB)
+        // Every kind of kill, none as 0; memory in bytes.
+        try c.encode(Dictionary(uniqueKeysWithValues: KeyboardFailure.kinds.map { ($0, 0) }).merging(kills) { $1 }, forKey: .kills)
+        try c.encode(peak, forKey: .peakFootprintBytes)
         try c.encode(["p50": percentile(detection.map(Double.init), 50) / 1e6, "p99": percentile(detection.map(Double.init), 99) / 1e6],
                      forKey: .detectionMs)
-        try c.encode(["p50": percentile(overshoot.map(Double.init), 50) / 1_048_576,
-                      "max": Double(overshoot.max() ?? 0) / 1_048_576], forKey: .overshootMiB)
-        try c.encode(["start": hostMemoryStart / 1024, "end": hostMemoryEnd / 1024], forKey: .hostPrivateDirtyKiB)
+        try c.encode(["p50": Int(percentile(overshoot.map(Double.init), 50)), "max": overshoot.max() ?? 0], forKey: .overshootBytes)
+        try c.encode(["start": hostMemoryStart, "end": hostMemoryEnd], forKey: .hostPrivateDirtyBytes)
         try c.encode(leftBehind, forKey: .childProcessesLeft)
         try c.encode(passed, forKey: .passed)
     }

@@ -19,7 +19,8 @@ struct TypeCommand: ParsableCommand {
             Example: kbhost type --keyboard dev.kbhost.Calculator 1 2 + 3 =   (prints 15)
             """)
 
-    @Option(name: .long, help: "The keyboard's bundle identifier, e.g. dev.kbhost.Calculator.")
+    @Option(name: .long, help: ArgumentHelp("The keyboard: its identifier (dev.kbhost.Calculator) or a display name only one keyboard has.",
+                                            valueName: "keyboard"), completion: KeyboardName.completion)
     var keyboard: String
 
     @Flag(help: "Print text, selection, marked text, display and the life-cycle events as JSON.")
@@ -136,14 +137,14 @@ struct TypeReport: Encodable {
     var pid: Int32
     var text: String
     var selection: Range
-    var markedText: String?
-    var markedSelectedRange: Range?
+    @Nullable var markedText: String?
+    @Nullable var markedSelectedRange: Range?
     var display: String
     var events: [String]
-    var failure: String?
+    @Nullable var failure: String?
     /// The extension process's peak footprint (RssAnon + RssShmem + swap), as the governor saw it.
-    var peakFootprintBytes: Int?
-    var memoryBudgetBytes: Int?
+    @Nullable var peakFootprintBytes: Int?
+    @Nullable var memoryBudgetBytes: Int?
 
     init(session: KeyboardSession, pid: Int32, budget: Int?) {
         let buffer = session.document.buffer

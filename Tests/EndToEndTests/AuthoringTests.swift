@@ -113,6 +113,9 @@ struct AuthoringTests {
         let fresh = try kbhostApart(["type", "--keyboard", "com.example.science", "h", "i"],
                                     environment: ["KBHOST_HOME": root + "/fresh-home", "KBHOST_KEYBOARDS": package])
         #expect(fresh.0 == 0 && fresh.1 == "hhii\n" && fresh.2.isEmpty, "\(fresh)")
+        // With the keyboard installed too, the folder comes first and the installed copy is skipped.
+        let first = try kbhostApart(["type", "--keyboard", "com.example.science", "h", "i"], environment: ["KBHOST_KEYBOARDS": package])
+        #expect(first.0 == 0 && first.1 == "hhii\n" && first.2.contains("skipped"), "\(first)")
         // kbhost dev: builds (nothing to do here), installs and types; then the warning is gone.
         let dev = try kbhostApart(["dev", "--path", package, "h", "i"])
         #expect(dev.0 == 0 && dev.1 == "hhii\n", "\(dev)")

@@ -18,7 +18,7 @@ struct CommandTests {
         #expect(try w.run(["defaults", g, "read", "size"]).out == "14\n")
         #expect(try w.run(["defaults", g, "delete", "theme"]).status == 0)
         let gone = try w.run(["defaults", g, "read", "theme"])
-        #expect(gone.status == 10)
+        #expect(gone.status == 5)
         #expect(gone.err.contains("has no key 'theme'"))
         let bad = try w.run(["defaults", g, "write", "size", "big", "--type", "int"])
         #expect(bad.status == 64)
@@ -36,7 +36,7 @@ struct CommandTests {
         #expect(try w.run(["replacements", "add", "omw", "On my way!"]).status == 0)
         #expect(try w.run(["replacements"]).out == "omw → On my way!\n")
         #expect(try w.run(["replacements", "remove", "omw"]).status == 0)
-        #expect(try w.run(["replacements", "remove", "omw"]).status == 10)
+        #expect(try w.run(["replacements", "remove", "omw"]).status == 5)
         #expect(try w.run(["replacements", "add", "two words", "x"]).status == 64)
     }
 

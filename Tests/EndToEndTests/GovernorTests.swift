@@ -112,6 +112,11 @@ struct StressCommandTests {
         #expect(report["childProcessesLeft"] as? Int == 0)
         let kills = try #require(report["kills"] as? [String: Int])
         #expect(kills.values.reduce(0, +) >= 1, "faults were injected and survived: \(kills)")
+        #expect(Set(kills.keys) == Set(KeyboardFailure.kinds), "every kind, none as 0: \(kills)")
+        let peaks = try #require(report["peakFootprintBytes"] as? [String: Int], "bytes, as integers")
+        #expect(peaks.values.allSatisfy { $0 > 0 } && peaks.values.contains { $0 > 30 << 20 }, "the spike climbs in bytes: \(peaks)")
+        #expect(report["hostPrivateDirtyBytes"] as? [String: Int] != nil)
+        #expect(report["overshootBytes"] as? [String: Int] != nil)
         #expect((report["recoveries"] as? Int ?? 0) >= 1)
         let chart = try String(contentsOfFile: svg, encoding: .utf8)
         #expect(chart.hasPrefix("<svg") && chart.contains("budget 48 MiB"))
@@ -143,6 +148,7 @@ struct ProfileCommandTests {
         let after = try #require(rows[0]["overAfterTap"] as? Int)
         #expect((10...13).contains(after), "4 MiB a tap crosses 48 MiB after about 12 taps (\(after))")
         #expect(rows[2]["fits"] as? Bool == true, "15 taps × 4 MiB fit a 90 MiB tablet")
-        #expect((report["peakFootprintMiB"] as? Double ?? 0) > 60)
+        #expect((report["peakFootprintBytes"] as? Int ?? 0) > 60 << 20)
+        #expect(rows[0]["budgetBytes"] as? Int == 48 << 20)
     }
 }

@@ -81,11 +81,11 @@ struct InputManagerTests {
         let r = try w.kbhost("list", "--all")
         #expect(r.status == 0)
         #expect(r.out == """
-              # IDENTIFIER        NAME   LANGUAGE ASCII RTL OPEN ACCESS
-            * 1 dev.kbhost.System System en-US    yes   no  -
-              - dev.example.Alpha Alpha  en-US    yes   no  -
-              - dev.example.Beta  Beta   ja-JP    no    no  requested
-              - dev.example.Gamma Gamma  ar-SA    yes   yes -
+              # IDENTIFIER        NAME   LANGUAGE ASCII RTL OPEN ACCESS FAILURES
+            * 1 dev.kbhost.System System en-US    yes   no  -           -
+              - dev.example.Alpha Alpha  en-US    yes   no  -           -
+              - dev.example.Beta  Beta   ja-JP    no    no  requested   -
+              - dev.example.Gamma Gamma  ar-SA    yes   yes -           -
 
             """)
     }
@@ -95,17 +95,17 @@ struct InputManagerTests {
         try w.standardKeyboards()
         #expect(try w.kbhost("enable", "dev.example.Alpha", "dev.example.Beta").status == 0)
         #expect(try w.kbhost("access", "dev.example.Beta", "on").status == 0)
-        #expect(try w.kbhost("next").out == "Alpha\n")
-        #expect(try w.kbhost("next").out == "Beta\n")
-        #expect(try w.kbhost("current").out == "Beta\n")
+        #expect(try w.kbhost("next").out == "dev.example.Alpha\n")
+        #expect(try w.kbhost("next").out == "dev.example.Beta\n")
+        #expect(try w.kbhost("current").out == "dev.example.Beta\n")
         #expect(try w.kbhost("list").out == """
-              # IDENTIFIER        NAME   LANGUAGE ASCII RTL OPEN ACCESS
-              1 dev.kbhost.System System en-US    yes   no  -
-              2 dev.example.Alpha Alpha  en-US    yes   no  -
-            * 3 dev.example.Beta  Beta   ja-JP    no    no  granted
+              # IDENTIFIER        NAME   LANGUAGE ASCII RTL OPEN ACCESS FAILURES
+              1 dev.kbhost.System System en-US    yes   no  -           -
+              2 dev.example.Alpha Alpha  en-US    yes   no  -           -
+            * 3 dev.example.Beta  Beta   ja-JP    no    no  granted     -
 
             """)
-        #expect(try w.kbhost("next").out == "System\n")
+        #expect(try w.kbhost("next").out == "dev.kbhost.System\n")
     }
 
     @Test func bundledSampleKeyboardsCycleAsTheIssueSays() throws {
@@ -117,7 +117,7 @@ struct InputManagerTests {
         for _ in 0..<3 {
             names.append(try w.run(["next"], extraEnvironment: ["KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!]).out)
         }
-        #expect(names == ["Calculator\n", "Science\n", "System\n"])
+        #expect(names == ["dev.kbhost.Calculator\n", "dev.kbhost.Science\n", "dev.kbhost.System\n"])
     }
 
     @Test func eligibilityWithTheRealSampleKeyboards() throws {
@@ -125,9 +125,9 @@ struct InputManagerTests {
         let real = ["KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!]
         _ = try w.run(["enable", "dev.kbhost.Science", "dev.kbhost.Calculator"], extraEnvironment: real)
         // Science is not ASCII-capable: an email field skips it; Calculator is.
-        #expect(try w.run(["next", "--keyboard-type", "emailAddress"], extraEnvironment: real).out == "Calculator\n")
-        #expect(try w.run(["next", "--secure"], extraEnvironment: real).out == "System\n")
-        #expect(try w.run(["next"], extraEnvironment: real).out == "Science\n")
+        #expect(try w.run(["next", "--keyboard-type", "emailAddress"], extraEnvironment: real).out == "dev.kbhost.Calculator\n")
+        #expect(try w.run(["next", "--secure"], extraEnvironment: real).out == "dev.kbhost.System\n")
+        #expect(try w.run(["next"], extraEnvironment: real).out == "dev.kbhost.Science\n")
         // And the session really gets it: with the device drawing the globe key, no keyboard shows one.
         #expect(try w.run(["globe-key", "device"], extraEnvironment: real).status == 0)
         let settings = try SettingsStore(directory: w.home).load()
@@ -143,13 +143,13 @@ struct InputManagerTests {
         try w.standardKeyboards()
         _ = try w.kbhost("enable", "dev.example.Beta", "dev.example.Alpha")
         // ASCII-only field: Beta (not ASCII-capable) is skipped.
-        #expect(try w.kbhost("next", "--keyboard-type", "url").out == "Alpha\n")
-        #expect(try w.kbhost("next", "--keyboard-type", "emailAddress").out == "System\n")
+        #expect(try w.kbhost("next", "--keyboard-type", "url").out == "dev.example.Alpha\n")
+        #expect(try w.kbhost("next", "--keyboard-type", "emailAddress").out == "dev.kbhost.System\n")
         // Secure fields and phone pads: only the system keyboard.
-        #expect(try w.kbhost("next", "--secure").out == "System\n")
-        #expect(try w.kbhost("next", "--keyboard-type", "phonePad").out == "System\n")
-        #expect(try w.kbhost("next", "--no-third-party").out == "System\n")
-        #expect(try w.kbhost("next").out == "Beta\n")
+        #expect(try w.kbhost("next", "--secure").out == "dev.kbhost.System\n")
+        #expect(try w.kbhost("next", "--keyboard-type", "phonePad").out == "dev.kbhost.System\n")
+        #expect(try w.kbhost("next", "--no-third-party").out == "dev.kbhost.System\n")
+        #expect(try w.kbhost("next").out == "dev.example.Beta\n")
     }
 
     @Test func refusalsAreClearAndChangeNothing() throws {
@@ -166,18 +166,27 @@ struct InputManagerTests {
         #expect(unknown.err.contains("dev.example.Alpha"))
         let notEnabled = try w.kbhost("set", "dev.example.Gamma")
         #expect(notEnabled.status == 6)
-        #expect(try w.kbhost("current").out == "System\n")
+        #expect(try w.kbhost("current").out == "dev.kbhost.System\n")
     }
 
-    @Test func duplicateIdentifiersNameBothPaths() throws {
+    /// A duplicated identifier made every command fail (exit 9): the first found is used, the other skipped with a warning.
+    @Test func duplicateIdentifiersKeepTheFirstAndNameBothPaths() throws {
         let w = try World()
         try w.addKeyboard("dev.example.Twin", name: "One")
         let other = w.root + "/more"
         try w.addKeyboard("dev.example.Twin", name: "Two", folder: other)
-        let r = try w.run(["list"], extraEnvironment: ["KBHOST_KEYBOARDS": other])
-        #expect(r.status == 9)
-        #expect(r.err.contains(w.manifests + "/dev.example.Twin/Info.plist"))
-        #expect(r.err.contains(other + "/dev.example.Twin/Info.plist"))
+        try w.addKeyboard("dev.example.Twin", name: "Three", folder: w.home + "/Keyboards")
+        let env = ["KBHOST_KEYBOARDS": other]
+        let r = try w.run(["list", "--all"], extraEnvironment: env)
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out.contains("dev.example.Twin  One"), "\(r.out)")
+        for skipped in [other + "/dev.example.Twin/Info.plist", w.home + "/Keyboards/dev.example.Twin/Info.plist"] {
+            #expect(r.err.contains("kbhost: warning: skipped \(skipped): CFBundleIdentifier dev.example.Twin is already the identifier of "
+                                   + "\(w.manifests)/dev.example.Twin/Info.plist (bundled)"), "\(r.err)")
+        }
+        #expect(try w.run(["enable", "dev.example.Twin"], extraEnvironment: env).status == 0)
+        #expect(try w.run(["next"], extraEnvironment: env).out == "One\n")
+        #expect(try w.run(["current"], extraEnvironment: env).out == "One\n")
     }
 
     @Test func corruptAndFutureSettingsAreErrorsAndNeverReplaced() throws {
@@ -195,7 +204,7 @@ struct InputManagerTests {
         #expect(corrupt.err.contains("corrupt"))
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "not json", "left as it was")
         #expect(try w.kbhost("reset").status == 0)
-        #expect(try w.kbhost("current").out == "System\n")
+        #expect(try w.kbhost("current").out == "dev.kbhost.System\n")
     }
 }
 
@@ -253,10 +262,10 @@ struct SetAsideTests {
         }
         let list = try w.kbhost("list")
         #expect(list.out.contains("dev.example.Alpha is set aside after 3 failures (last: ended by signal SIGSEGV); `kbhost enable dev.example.Alpha` to try it again"))
-        #expect(try w.kbhost("next").out == "Gamma\n", "Alpha is skipped")
+        #expect(try w.kbhost("next").out == "dev.example.Gamma\n", "Alpha is skipped")
         _ = try w.kbhost("enable", "dev.example.Alpha")
         #expect(!(try w.kbhost("list").out.contains("set aside")))
-        #expect(try w.kbhost("next").out == "System\n")
-        #expect(try w.kbhost("next").out == "Alpha\n", "back in the rotation")
+        #expect(try w.kbhost("next").out == "dev.kbhost.System\n")
+        #expect(try w.kbhost("next").out == "dev.example.Alpha\n", "back in the rotation")
     }
 }

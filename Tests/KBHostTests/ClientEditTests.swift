@@ -27,6 +27,9 @@ struct ClientEditTests {
         // 👍 is two UTF-16 units but one code point: the cursor after it is 1, after か 2.
         let edit = TextEdit.setMarkedText("👍か", selectedRange: UTF16Range(location: 3, length: 0))
         #expect(ops(edit, on: TextBuffer(text: "a")) == [.preedit("👍か", cursor: 2)])
+        // A selected range (the segment being converted) is set apart, counted in code points.
+        let segment = TextEdit.setMarkedText("日本語です", selectedRange: UTF16Range(location: 0, length: 3))
+        #expect(ops(segment, on: TextBuffer(text: "")) == [.preedit("日本語です", cursor: 0, selected: 3)])
         #expect(ops(.setMarkedText("", selectedRange: UTF16Range(location: 0, length: 0)), on: marked("a", "か"))
             == [.preedit("", cursor: 0)])
     }

@@ -87,7 +87,7 @@ struct ManifestIdentityTests {
                       "group." + String(repeating: "a", count: 250)])
     func appGroupsFollowTheSameRules(_ name: String) throws {
         let e = try #require(error(try manifest([KeyboardManifest.applicationGroupsKey: [name]])))
-        #expect(e.keyPath == KeyboardManifest.applicationGroupsKey + ".0")
+        #expect(e.keyPath == KeyboardManifest.applicationGroupsKey + "[0]")
         #expect(!KeyboardManifest.isValidGroupName(name))
     }
 

@@ -210,8 +210,21 @@ for line in sys.stdin:
     state["forwarded"] = []
     try:
         if cmd == "engine":
+            # SetEngine does not wait for the engine: the daemon may still be starting its process
+            # (seconds on a loaded machine). Keys sent before it is attached bypass it, so wait.
             ic.set_engine(arg)
-            pump(200)
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                pump(50)
+                try:
+                    desc = ic.get_engine()
+                except GLib.Error:
+                    desc = None
+                if desc is not None and desc.get_name() == arg:
+                    break
+            else:
+                state["error"] = "engine %s was not attached within 20 s" % arg
+            pump(50)
         elif cmd == "caps":
             caps_surrounding = arg == "surrounding"
             set_caps()

@@ -293,6 +293,7 @@ static const kbh_class_v1 CrashOnTypedX_class = {
 };
 
 extern const kbh_class_v1 CacheOnKey_class;  /* cache.c */
+extern const kbh_class_v1 MarkupLabels_class;  /* markup.c */
 
 static const kbh_class_v1 *const classes[] = {
     &CrashInViewDidLoad_class, &HangInViewDidLoad_class, &HangInCreate_class, &BadLayoutAction_class,
@@ -300,7 +301,7 @@ static const kbh_class_v1 *const classes[] = {
     &OversizedFrameOnKey_class, &GarbageFrameOnKey_class,
     &SpikeOnKey_class, &LeakOnKey_class, &SharedMemoryOnKey_class, &CrashInTextWillChange_class,
     &FloodOnKey_class, &ForkOnKey_class, &CrashInAdvance_class, &ThreadsOnKey_class, &ForkThenExitOnKey_class, &CrashOnTypedX_class,
-    &CacheOnKey_class,
+    &CacheOnKey_class, &MarkupLabels_class,
 };
 
 static const kbh_plugin_v1 plugin = {

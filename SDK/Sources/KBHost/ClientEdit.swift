@@ -9,8 +9,9 @@ public enum ClientEdit: Hashable, Sendable {
     /// Text inserted at the cursor as committed text (it replaces the app's selection, if any).
     case commit(String)
     /// The preedit to show, with the cursor at a character (code point) offset
-    /// in it; the empty string hides it.
-    case preedit(String, cursor: Int)
+    /// in it and the `selected` characters from the cursor on (the segment being
+    /// converted) set apart; the empty string hides it.
+    case preedit(String, cursor: Int, selected: Int = 0)
     /// Delete this many characters (code points) before the cursor.
     case deleteBackward(characters: Int)
     /// Delete the app's selection (a Backspace in the app).
@@ -53,10 +54,10 @@ public enum ClientEdit: Hashable, Sendable {
         guard let marked = buffer.markedText, let range = buffer.markedRange, !marked.isEmpty else {
             return .preedit("", cursor: 0)
         }
-        let offset = max(0, min(buffer.selection.location - range.location, range.length))
-        let utf16 = Array(marked.utf16.prefix(offset))
-        let cursor = String(decoding: utf16, as: UTF16.self).unicodeScalars.count
-        return .preedit(String(marked), cursor: cursor)
+        let start = max(0, min(buffer.selection.location - range.location, range.length))
+        let end = max(start, min(buffer.selection.end - range.location, range.length))
+        let scalars = { (units: Int) in String(decoding: Array(marked.utf16.prefix(units)), as: UTF16.self).unicodeScalars.count }
+        return .preedit(String(marked), cursor: scalars(start), selected: scalars(end) - scalars(start))
     }
 
     /// User-perceived characters between two UTF-16 offsets of a buffer's text.

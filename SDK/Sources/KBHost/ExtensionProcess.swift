@@ -11,7 +11,7 @@ public final class ExtensionProcess {
         /// The kbhost-worker executable.
         public var workerPath: String
         /// RLIMIT_DATA for the worker: a backstop well above the memory budget.
-        public var dataLimitBytes: UInt64 = 512 << 20
+        public var dataLimitBytes = UInt64(Governor.backstop)
         public var stackLimitBytes: UInt64 = 2 << 20
         /// Launch (spawn → handshake → loaded) must finish within this.
         public var launchDeadlineMilliseconds = 1000

@@ -34,16 +34,23 @@ public final class Governor: @unchecked Sendable {
         ("older-phone", 48 << 20), ("recent-phone", 77 << 20), ("tablet", 90 << 20),
     ]
     public static let defaultBudget = 48 << 20
+    /// RLIMIT_DATA of every keyboard's process: the backstop behind the budget.
+    public static let backstop = 512 << 20
+    /// The budgets that mean something: from 8 MiB (a sample keyboard's process takes about 1 MiB,
+    /// a Swift one with its dictionaries a few) to the backstop (over it, RLIMIT_DATA fails the
+    /// keyboard's allocations before the governor would see it go over).
+    public static let budgetRange = (8 << 20)...backstop
 
-    /// A budget given as MiB ("48") or a profile name ("recent-phone"), in bytes.
+    /// A budget given as MiB ("48") or a profile name ("recent-phone"), in bytes; nil outside `budgetRange`.
     public static func budget(parsing text: String) -> Int? {
         if let profile = profiles.first(where: { $0.name == text }) { return profile.budget }
-        guard let mib = Int(text), (1...65536).contains(mib) else { return nil }
+        guard let mib = Int(text), mib <= budgetRange.upperBound >> 20, budgetRange.contains(mib << 20) else { return nil }
         return mib << 20
     }
 
     public static var budgetHelp: String {
-        "MiB, or a device profile: " + profiles.map { "\($0.name) (\($0.budget >> 20) MiB)" }.joined(separator: ", ")
+        "\(budgetRange.lowerBound >> 20) to \(budgetRange.upperBound >> 20) MiB, or a device profile: "
+            + profiles.map { "\($0.name) (\($0.budget >> 20) MiB)" }.joined(separator: ", ")
     }
 
     /// The fastest a keyboard is assumed to touch memory (bytes per ns), for pacing samples by headroom.

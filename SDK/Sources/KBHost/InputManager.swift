@@ -104,6 +104,9 @@ public final class InputManager {
                 var configuration = installation.processConfiguration
                 configuration.keepSpare = true  // keyboards switch here: the next launch is only a load
                 configuration.memoryBudgetBytes = budget
+                // A person is waiting, not a script: as Android rebinds an input method within 3 s, a
+                // keyboard gets 3 s to start before it counts as failed (a loaded machine needs it).
+                configuration.launchDeadlineMilliseconds = max(configuration.launchDeadlineMilliseconds, 3000)
                 session = try KeyboardSession(keyboard: loadable, document: document, configuration: configuration,
                                               needsInputModeSwitchKey: InputModes.needsInputModeSwitchKey(
                                                   settings, deviceDrawsGlobeKey: settings.deviceDrawsGlobeKey),
@@ -244,8 +247,7 @@ public final class InputManager {
             }
             return .tapped
         }
-        let aliases = ["-": "−", "*": "×", "/": "÷"]
-        let target = session.layout.key(named: name) == nil ? (aliases[name] ?? name) : name
+        let target = session.layout.keyName(typed: name)
         do {
             if session.layout.key(named: target) == nil, target != target.lowercased(),
                session.layout.key(named: target.lowercased()) != nil, session.layout.key(named: "shift") != nil {

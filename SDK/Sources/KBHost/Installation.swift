@@ -85,17 +85,75 @@ public struct Installation: Sendable {
         ExtensionProcess.Configuration(workerPath: workerPath)
     }
 
-    /// Finds a manifest's library: inside its bundle, or (for bundled
-    /// samples) among the build products.
+    /// Finds a manifest's library: inside its bundle, or (for bundled samples) among the
+    /// build products; nil when it is in neither, or when it leads outside its bundle
+    /// (see `library(for:allowProducts:)`, which says so).
     public func resolveLibrary(for manifest: KeyboardManifest, allowProducts: Bool) -> String? {
-        // The manifest refuses absolute paths and "..", so this stays inside the bundle.
-        let inBundle = manifest.bundleDirectory + "/" + manifest.executable
-        if Sys.fileExists(inBundle) { return inBundle }
+        (try? library(for: manifest, allowProducts: allowProducts)) ?? nil
+    }
+
+    /// Finds a manifest's library: inside its bundle, or (for bundled samples, with
+    /// `allowProducts`) among the build products; nil when it is in neither.
+    ///
+    /// A library in the bundle must lie inside it: a symbolic link — the library itself, a
+    /// folder on the way, or the bundle folder — is followed, and the library is returned
+    /// as its real path only if that lies inside the bundle's real path; one that leads
+    /// outside is an error, because the sandbox grants the keyboard read access to its
+    /// library. Without links (two lstat calls, as `list` reads hundreds of bundles), the
+    /// path itself is returned, made absolute.
+    public func library(for manifest: KeyboardManifest, allowProducts: Bool) throws(ManifestError) -> String? {
+        // The manifest refuses absolute paths and "..", so the name itself stays inside the bundle.
+        let bundle = manifest.bundleDirectory
+        let inBundle = bundle + "/" + manifest.executable
+        let fail = { (problem: String) in
+            ManifestError(file: manifest.path, keyPath: "CFBundleExecutable", problem: "names \(TerminalText.quoted(manifest.executable)), \(problem)")
+        }
+        switch Self.walk(bundle, manifest.executable) {
+        case .file:
+            return inBundle.hasPrefix("/") ? inBundle : FileManager.default.currentDirectoryPath + "/" + inBundle
+        case .notAFile:
+            throw fail("which is not a file")
+        case .linked:
+            guard let real = Self.realPath(inBundle) else { break }  // a link to nothing: not there
+            guard let realBundle = Self.realPath(bundle), real.hasPrefix(realBundle == "/" ? "/" : realBundle + "/") else {
+                throw fail("which leads outside the bundle (through a symbolic link, to '\(TerminalText.line(real))'); the library must be inside it")
+            }
+            var st = stat()
+            guard stat(real, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { throw fail("which is not a file") }
+            return real
+        case .missing:
+            break
+        }
         if allowProducts {
             let product = (productsDirectory as NSString).appendingPathComponent(manifest.executable)
             if FileManager.default.fileExists(atPath: product) { return product }
         }
         return nil
+    }
+
+    private enum Walk { case file, notAFile, linked, missing }
+
+    /// What `relative` is under `bundle`, with lstat on the bundle and each component: a
+    /// symbolic link anywhere on the way is `.linked`, for the caller to resolve.
+    private static func walk(_ bundle: String, _ relative: String) -> Walk {
+        var st = stat()
+        guard lstat(bundle, &st) == 0 else { return .missing }
+        if st.st_mode & S_IFMT == S_IFLNK { return .linked }
+        var path = bundle
+        for part in relative.split(separator: "/") {
+            guard st.st_mode & S_IFMT == S_IFDIR else { return .missing }
+            path += "/" + part
+            guard lstat(path, &st) == 0 else { return .missing }
+            if st.st_mode & S_IFMT == S_IFLNK { return .linked }
+        }
+        return st.st_mode & S_IFMT == S_IFREG ? .file : .notAFile
+    }
+
+    /// The canonical path (realpath(3)): absolute, with every symbolic link resolved.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// A Swift package's built library for its manifest (a package made by `kbhost new`):
@@ -105,8 +163,9 @@ public struct Installation: Sendable {
     }
 
     /// An author's keyboard: the library in its bundle, else its package's build.
-    public func authorLibrary(for manifest: KeyboardManifest) -> String? {
-        resolveLibrary(for: manifest, allowProducts: false) ?? Installation.packageLibrary(for: manifest)
+    /// A library in the bundle that leads outside it is an error, as in `library(for:allowProducts:)`.
+    public func authorLibrary(for manifest: KeyboardManifest) throws(ManifestError) -> String? {
+        try library(for: manifest, allowProducts: false) ?? Installation.packageLibrary(for: manifest)
     }
 
     /// The bundled sample keyboards, in folder order.
@@ -118,10 +177,10 @@ public struct Installation: Sendable {
             let plist = (dir as NSString).appendingPathComponent("\(entry)/Info.plist")
             guard FileManager.default.fileExists(atPath: plist) else { continue }
             let manifest = try KeyboardManifest.load(contentsOf: plist)
-            guard let library = resolveLibrary(for: manifest, allowProducts: true) else {
+            guard let found = try library(for: manifest, allowProducts: true) else {
                 throw LookupError.libraryMissing(manifest: plist, executable: manifest.executable, searched: productsDirectory)
             }
-            result.append(LoadableKeyboard(manifest: manifest, libraryPath: library))
+            result.append(LoadableKeyboard(manifest: manifest, libraryPath: found))
         }
         return result
     }

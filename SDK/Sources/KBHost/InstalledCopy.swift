@@ -56,7 +56,7 @@ public enum InstalledCopy {
             guard folder != (bundle as NSString).standardizingPath,
                   let manifest = try? KeyboardManifest.load(contentsOf: folder + "/Info.plist"),
                   manifest.bundleIdentifier == entry.identifier else { continue }
-            guard let built = installation.authorLibrary(for: manifest) else { return nil }
+            guard let built = (try? installation.authorLibrary(for: manifest)) ?? nil else { return nil }
             let libraryDiffers = !sameContents(built, installed)
             let manifestDiffers = !sameContents(folder + "/Info.plist", entry.manifest.path)
             guard libraryDiffers || manifestDiffers else { return nil }

@@ -39,6 +39,9 @@ public struct KeyboardFailure: Error, Hashable, Sendable, CustomStringConvertibl
     }
 
     /// A short word for reports: crash, hang, protocol, load, spawn, exit.
+    /// Every `kind`, and "other" for a failure that is not a keyboard's (as a stress run counts them).
+    public static let kinds = ["memory", "crash", "exit", "hang", "protocol", "sandbox", "load", "spawn", "other"]
+
     public var kind: String {
         switch reason {
         case .memoryExceeded: "memory"

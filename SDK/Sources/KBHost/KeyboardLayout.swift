@@ -67,6 +67,15 @@ public struct KeyboardLayout: Hashable, Sendable {
         names[name].map { rows[$0.row][$0.column] }
     }
 
+    /// What a person can type for labels a keyboard has in place of ASCII: `-`, `*`, `/` for `−`, `×`, `÷`.
+    public static let typedAliases = ["-": "−", "*": "×", "/": "÷"]
+
+    /// `name`, or the label it stands for (`typedAliases`) when this layout has no key `name` but has that one.
+    public func keyName(typed name: String) -> String {
+        guard key(named: name) == nil, let alias = Self.typedAliases[name], key(named: alias) != nil else { return name }
+        return alias
+    }
+
     /// Every key's label, row by row (for messages and the terminal view).
     public var labels: [[String]] { rows.map { $0.map(\.label) } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KBSystem
 
 /// A keyboard extension's Info.plist, as iOS reads it: the bundle's
 /// identity, its plugin library, and NSExtension's attributes, with iOS's
@@ -102,66 +103,113 @@ public struct KeyboardManifest: Hashable, Sendable {
     /// The folder holding the Info.plist: the bundle.
     public var bundleDirectory: String { (path as NSString).deletingLastPathComponent }
 
-    /// Reads and checks a manifest, XML or binary.
+    /// The largest manifest kbhost reads, in bytes (1 MiB; a real Info.plist is a few KiB).
+    public static let sizeLimit = PropertyList.Limits.bytes
+    /// How deep dictionaries and arrays may nest in a manifest, the root dictionary included.
+    public static let depthLimit = PropertyList.Limits.depth
+    /// The longest string, key or data value in a manifest, in bytes.
+    public static let stringLimit = PropertyList.Limits.stringBytes
+
+    /// Reads and checks a manifest, XML or binary: a regular file of at most `sizeLimit`
+    /// bytes (a FIFO or a device in its place is refused, never waited on).
     public static func load(contentsOf path: String) throws(ManifestError) -> KeyboardManifest {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ManifestError(file: path, keyPath: nil, problem: FileManager.default.fileExists(atPath: path)
-                                ? "cannot be read" : "does not exist")
+        let bytes: [UInt8]
+        do { bytes = try SmallFile.read(path, limit: sizeLimit) } catch {
+            throw ManifestError(file: path, keyPath: nil, problem: error.description)
         }
-        return try decode(data, path: path)
+        return try decode(bytes, path: path)
     }
 
-    public static func decode(_ data: Data, path: String) throws(ManifestError) -> KeyboardManifest {
-        let raw: RawManifest
-        do {
-            raw = try PropertyListDecoder().decode(RawManifest.self, from: data)
-        } catch let error as DecodingError {
-            throw ManifestError(decoding: error, file: path)
-        } catch {
-            throw ManifestError(file: path, keyPath: nil, problem: "is not a property list (\(error.localizedDescription))")
+    /// The manifest a path names: a bundle folder's Info.plist, or the path itself when it
+    /// is not a folder (an Info.plist, or a file that will then be read as one). A missing
+    /// path, or a folder without an Info.plist, is an error that says so.
+    public static func manifestPath(for path: String) throws(ManifestError) -> String {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw ManifestError(file: path, keyPath: nil, problem: "does not exist")
         }
-        func fail(_ key: String, _ problem: String) -> ManifestError { ManifestError(file: path, keyPath: key, problem: problem) }
+        guard isFolder.boolValue else { return path }
+        let plist = (path as NSString).appendingPathComponent("Info.plist")
+        guard FileManager.default.fileExists(atPath: plist) else {
+            throw ManifestError(file: path, keyPath: nil,
+                                problem: "is a folder without an Info.plist; a keyboard bundle is a folder holding its Info.plist and its library")
+        }
+        return plist
+    }
 
-        if let problem = bundleIdentifierProblem(raw.CFBundleIdentifier) {
-            throw fail("CFBundleIdentifier", "\(TerminalText.quoted(raw.CFBundleIdentifier)) is not a reverse-DNS bundle identifier (like com.example.keyboard): it \(problem)")
+    /// Checks a manifest's bytes, XML or binary, as `load` does; `path` names it in errors.
+    public static func decode(_ data: Data, path: String) throws(ManifestError) -> KeyboardManifest {
+        try decode([UInt8](data), path: path)
+    }
+
+    /// Checks a manifest's bytes, XML or binary, as `load` does; `path` names it in errors.
+    ///
+    /// Nothing in the bytes can stop the caller: they are read within `sizeLimit`,
+    /// `depthLimit` and `stringLimit`, by strict readers that never recurse; anything
+    /// a conforming parser rejects (and a key twice in one dictionary) is a ManifestError.
+    public static func decode(_ bytes: [UInt8], path: String) throws(ManifestError) -> KeyboardManifest {
+        do {
+            return try decode(PropertyList.read(bytes), path: path)
+        } catch {
+            throw error.manifestError(file: path)
         }
-        for (key, value) in [("CFBundleDisplayName", raw.CFBundleDisplayName), ("CFBundleName", raw.CFBundleName)] {
+    }
+
+    private static func decode(_ root: PropertyList, path: String) throws(PropertyListProblem) -> KeyboardManifest {
+        func fail(_ key: String, _ problem: String) -> PropertyListProblem { PropertyListProblem(problem, at: [.key(key)]) }
+        let plist = try PropertyListFields(root)
+        let identifier = try plist.string("CFBundleIdentifier", required: true)!
+        if let problem = bundleIdentifierProblem(identifier) {
+            throw fail("CFBundleIdentifier", "\(TerminalText.quoted(identifier)) is not a reverse-DNS bundle identifier (like com.example.keyboard): it \(problem)")
+        }
+        let displayName = try plist.string("CFBundleDisplayName"), bundleName = try plist.string("CFBundleName")
+        for (key, value) in [("CFBundleDisplayName", displayName), ("CFBundleName", bundleName)] {
             if let value, let problem = textProblem(value) { throw fail(key, "\(TerminalText.quoted(value)) \(problem); a name is one line of text") }
         }
-        guard raw.NSExtension.NSExtensionPointIdentifier == extensionPoint else {
-            throw fail("NSExtension.NSExtensionPointIdentifier",
-                       "expected '\(extensionPoint)', found \(TerminalText.quoted(raw.NSExtension.NSExtensionPointIdentifier))")
+        let executable = try plist.string("CFBundleExecutable", required: true)!
+        let groups = try plist.strings(applicationGroupsKey) ?? []
+        let reads = try plist.strings("KBHostReadOnlyPaths") ?? []
+        let ext = try plist.dictionary("NSExtension", required: true)!
+        let point = try ext.string("NSExtensionPointIdentifier", required: true)!
+        let principalName = try ext.string("NSExtensionPrincipalClass", required: true)!
+        let attributes = try ext.dictionary("NSExtensionAttributes")
+        let language = try attributes?.string("PrimaryLanguage") ?? "en-US"
+        let isASCIICapable = try attributes?.bool("IsASCIICapable") ?? false
+        let prefersRightToLeft = try attributes?.bool("PrefersRightToLeft") ?? false
+        let requestsOpenAccess = try attributes?.bool("RequestsOpenAccess") ?? false
+
+        let extensionPath: [KeyPathComponent] = [.key("NSExtension")]
+        guard point == extensionPoint else {
+            throw PropertyListProblem("expected '\(extensionPoint)', found \(TerminalText.quoted(point))",
+                                      at: extensionPath + [.key("NSExtensionPointIdentifier")])
         }
-        let principal = raw.NSExtension.NSExtensionPrincipalClass.replacingOccurrences(of: "$(PRODUCT_MODULE_NAME).", with: "")
-        guard !principal.isEmpty else { throw fail("NSExtension.NSExtensionPrincipalClass", "must not be empty") }
-        if let problem = textProblem(principal) { throw fail("NSExtension.NSExtensionPrincipalClass", "\(TerminalText.quoted(principal)) \(problem)") }
-        let executable = raw.CFBundleExecutable
+        let principal = principalName.replacingOccurrences(of: "$(PRODUCT_MODULE_NAME).", with: "")
+        let principalPath = extensionPath + [.key("NSExtensionPrincipalClass")]
+        guard !principal.isEmpty else { throw PropertyListProblem("must not be empty", at: principalPath) }
+        if let problem = textProblem(principal) { throw PropertyListProblem("\(TerminalText.quoted(principal)) \(problem)", at: principalPath) }
         guard !executable.isEmpty else { throw fail("CFBundleExecutable", "must not be empty") }
         guard !executable.hasPrefix("/"), !executable.split(separator: "/").contains("..") else {
             throw fail("CFBundleExecutable", "\(TerminalText.quoted(executable)) leaves the bundle; name a file inside it")
         }
         if let problem = textProblem(executable) { throw fail("CFBundleExecutable", "\(TerminalText.quoted(executable)) \(problem)") }
-        let attributes = raw.NSExtension.NSExtensionAttributes
-        let language = attributes?.PrimaryLanguage ?? "en-US"
         guard isBCP47(language) else {
-            throw fail("NSExtension.NSExtensionAttributes.PrimaryLanguage", "\(TerminalText.quoted(language)) is not a BCP 47 language tag (like en-US or ja-JP)")
+            throw PropertyListProblem("\(TerminalText.quoted(language)) is not a BCP 47 language tag (like en-US or ja-JP)",
+                                      at: extensionPath + [.key("NSExtensionAttributes"), .key("PrimaryLanguage")])
         }
-        let groups = raw.applicationGroups ?? []
         for (i, group) in groups.enumerated() {
             if let problem = groupNameProblem(group) {
-                throw fail("\(applicationGroupsKey).\(i)", "\(TerminalText.quoted(group)) is not an App Group name (like group.com.example.keyboard): it \(problem)")
+                throw PropertyListProblem("\(TerminalText.quoted(group)) is not an App Group name (like group.com.example.keyboard): it \(problem)",
+                                          at: [.key(applicationGroupsKey), .index(i)])
             }
         }
-        let reads = raw.KBHostReadOnlyPaths ?? []
         for (i, p) in reads.enumerated() where !isAllowedReadOnlyPath(p) {
-            throw fail("KBHostReadOnlyPaths.\(i)", "\(TerminalText.quoted(p)) is not system data a keyboard may read: name a folder or file under /usr, /etc or /opt (not the system's secrets)")
+            throw PropertyListProblem("\(TerminalText.quoted(p)) is not system data a keyboard may read: name a folder or file under /usr, /etc or /opt (not the system's secrets)",
+                                      at: [.key("KBHostReadOnlyPaths"), .index(i)])
         }
-        return KeyboardManifest(path: path, bundleIdentifier: raw.CFBundleIdentifier,
-                                displayName: raw.CFBundleDisplayName ?? raw.CFBundleName ?? raw.CFBundleIdentifier,
+        return KeyboardManifest(path: path, bundleIdentifier: identifier, displayName: displayName ?? bundleName ?? identifier,
                                 executable: executable, principalClass: principal, primaryLanguage: language,
-                                isASCIICapable: attributes?.IsASCIICapable ?? false,
-                                prefersRightToLeft: attributes?.PrefersRightToLeft ?? false,
-                                requestsOpenAccess: attributes?.RequestsOpenAccess ?? false,
+                                isASCIICapable: isASCIICapable, prefersRightToLeft: prefersRightToLeft,
+                                requestsOpenAccess: requestsOpenAccess,
                                 applicationGroups: Array(Set(groups)).sorted(), readOnlyPaths: reads)
     }
 
@@ -173,77 +221,5 @@ public struct KeyboardManifest: Hashable, Sendable {
             return false
         }
         return parts.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
-    }
-}
-
-/// The keys of a manifest, as the property list decoder sees them.
-private struct RawManifest: Decodable {
-    struct Extension: Decodable {
-        struct Attributes: Decodable {
-            var IsASCIICapable: Bool?
-            var PrefersRightToLeft: Bool?
-            var PrimaryLanguage: String?
-            var RequestsOpenAccess: Bool?
-        }
-        var NSExtensionPointIdentifier: String
-        var NSExtensionPrincipalClass: String
-        var NSExtensionAttributes: Attributes?
-    }
-    var CFBundleIdentifier: String
-    var CFBundleDisplayName: String?
-    var CFBundleName: String?
-    var CFBundleExecutable: String
-    var NSExtension: Extension
-    var applicationGroups: [String]?
-    var KBHostReadOnlyPaths: [String]?
-
-    enum CodingKeys: String, CodingKey {
-        case CFBundleIdentifier, CFBundleDisplayName, CFBundleName, CFBundleExecutable, NSExtension, KBHostReadOnlyPaths
-        case applicationGroups = "com.apple.security.application-groups"
-    }
-}
-
-/// What is wrong with a manifest: the file, the key path and what was expected.
-public struct ManifestError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var file: String
-    public var keyPath: String?
-    public var problem: String
-
-    public init(file: String, keyPath: String?, problem: String) {
-        self.file = file
-        self.keyPath = keyPath
-        self.problem = problem
-    }
-
-    init(decoding error: DecodingError, file: String) {
-        func path(_ context: DecodingError.Context, _ last: (any CodingKey)? = nil) -> String {
-            (context.codingPath + (last.map { [$0] } ?? [])).map(\.stringValue).joined(separator: ".")
-        }
-        func typeName(_ type: Any.Type) -> String {
-            switch type {
-            case is Bool.Type, is Bool?.Type: "a boolean (<true/> or <false/>)"
-            case is String.Type, is String?.Type: "a string"
-            case is [String].Type, is [String]?.Type: "an array of strings"
-            default: "a dictionary"
-            }
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            self.init(file: file, keyPath: path(context, key), problem: "is missing")
-        case .typeMismatch(let type, let context):
-            self.init(file: file, keyPath: path(context), problem: "expected \(typeName(type))")
-        case .valueNotFound(let type, let context):
-            self.init(file: file, keyPath: path(context), problem: "expected \(typeName(type)), found nothing")
-        case .dataCorrupted(let context):
-            self.init(file: file, keyPath: context.codingPath.isEmpty ? nil : path(context),
-                      problem: "is not a valid property list (\(context.debugDescription))")
-        @unknown default:
-            self.init(file: file, keyPath: nil, problem: "\(error)")
-        }
-    }
-
-    /// One line: the values it quotes and the file's name are escaped (TerminalText), whatever the manifest holds.
-    public var description: String {
-        TerminalText.line(keyPath.map { "\(file): \($0) \(problem)" } ?? "\(file): \(problem)")
     }
 }

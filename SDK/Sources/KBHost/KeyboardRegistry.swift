@@ -36,14 +36,21 @@ public struct KeyboardEntry: Hashable, Sendable {
 
 public enum RegistryError: Error, Hashable, Sendable, CustomStringConvertible {
     case duplicate(identifier: String, first: String, second: String)
-    case unknown(String, known: [String])
+    /// No keyboard has this identifier (or name); `suggestions` are the identifiers closest to it.
+    case unknown(String, known: [String], suggestions: [String] = [])
+    /// A display name more than one keyboard has: their identifiers.
+    case ambiguous(String, candidates: [String])
 
     public var description: String {
         switch self {
         case .duplicate(let id, let first, let second):
             "two keyboards have the identifier \(id): \(first) and \(second); remove or rename one"
-        case .unknown(let id, let known):
-            "no keyboard \(id); known keyboards: \(known.joined(separator: ", "))"
+        case .unknown(let id, let known, let suggestions):
+            !suggestions.isEmpty ? "no keyboard \(id); did you mean \(suggestions.joined(separator: " or "))?"
+                : known.count <= 12 ? "no keyboard \(id); known keyboards: \(known.joined(separator: ", "))"
+                : "no keyboard \(id); `kbhost list --all` shows all \(known.count)"
+        case .ambiguous(let name, let candidates):
+            "\(candidates.count) keyboards are named '\(name)': \(candidates.joined(separator: ", ")); give one's identifier"
         }
     }
 }
@@ -97,7 +104,14 @@ public struct KeyboardRegistry: Sendable {
         })
     }
 
-    /// Finds every keyboard for an installation and a settings folder.
+    /// Finds every keyboard for an installation and a settings folder: the bundled samples,
+    /// then each KBHOST_KEYBOARDS folder in order, then the installed keyboards.
+    ///
+    /// Nothing in those folders makes this fail: a manifest that cannot be used, and one
+    /// whose identifier an earlier one already has, are skipped and listed in `problems`.
+    /// The first found keeps its identifier, so an installed keyboard never takes over a
+    /// bundled one's, and nothing takes the system keyboard's. Only `init`'s `.duplicate` could
+    /// throw, and discover never hands it two keyboards with one identifier.
     public static func discover(installation: Installation, home: String,
                                 environment: [String: String] = ProcessInfo.processInfo.environment) throws(RegistryError) -> KeyboardRegistry {
         // First the manifests to read, in a stable order; then read them on every core.
@@ -126,22 +140,31 @@ public struct KeyboardRegistry: Sendable {
             let c = toRead[i]
             results[i] = Result { () throws(ManifestError) -> KeyboardEntry in
                 let manifest = try KeyboardManifest.load(contentsOf: c.plist)
-                let library = c.allowPackageBuild ? installation.authorLibrary(for: manifest)
-                                                  : installation.resolveLibrary(for: manifest, allowProducts: c.allowProducts)
+                let library = c.allowPackageBuild ? try installation.authorLibrary(for: manifest)
+                                                  : try installation.library(for: manifest, allowProducts: c.allowProducts)
                 guard let library else {
                     throw ManifestError(file: c.plist, keyPath: "CFBundleExecutable",
                                         problem: c.allowPackageBuild
-                                            ? "names \(manifest.executable), which is neither in the bundle nor in its .build/debug or .build/release (run swift build, or make)"
-                                            : "names \(manifest.executable), which is not in the bundle")
+                                            ? "names \(TerminalText.quoted(manifest.executable)), which is neither in the bundle nor in its .build/debug or .build/release (run swift build, or make)"
+                                            : "names \(TerminalText.quoted(manifest.executable)), which is not in the bundle")
                 }
                 return KeyboardEntry(manifest: manifest, libraryPath: library, source: c.source)
             }
         }
         var entries: [KeyboardEntry] = []
         var problems: [String] = []
+        var taken: [String: String] = [SystemKeyboard.identifier: "the built-in system keyboard"]
         for result in results.values {
             switch result {
-            case .success(let entry)?: entries.append(entry)
+            case .success(let entry)?:
+                if let first = taken[entry.identifier] {
+                    problems.append(ManifestError(file: entry.manifest.path, keyPath: "CFBundleIdentifier",
+                                                  problem: "\(entry.identifier) is already the identifier of \(first), which is used; "
+                                                           + "this one is skipped (remove or rename one)").description)
+                } else {
+                    taken[entry.identifier] = "\(entry.manifest.path) (\(entry.source))"
+                    entries.append(entry)
+                }
             case .failure(let error)?: problems.append(error.description)
             case nil: break
             }

@@ -2,7 +2,8 @@ import KBText
 
 /// One step of a tap script, as `kbhost type`, `kbhost profile` and
 /// KeyboardProcess.run(script:) take them: a key name (label, role or id:NAME),
-/// double:KEY, long:KEY, hold:KEY:MS, pause:MS, rotate:portrait|landscape|WxH.
+/// double:KEY, long:KEY, hold:KEY:MS, pause:MS, rotate:portrait|landscape|WxH. `-`, `*` and `/`
+/// also reach `−`, `×` and `÷`, as in `kbhost attach`.
 public struct TapStep: Sendable {
     public enum Kind: Sendable { case gesture(Gesture, String), pause(Int), rotate(width: Double, height: Double) }
 
@@ -51,7 +52,7 @@ public struct TapStep: Sendable {
 
     public func perform(on session: KeyboardSession) throws(SessionError) {
         switch kind {
-        case .gesture(let g, let name): try session.perform(g, on: name)
+        case .gesture(let g, let name): try session.perform(g, on: session.layout.keyName(typed: name))
         case .pause(let ms): session.pause(milliseconds: ms)
         case .rotate(let width, let height):
             do { try session.transition(toWidth: width, height: height) } catch { throw .keyboardFailed(error) }

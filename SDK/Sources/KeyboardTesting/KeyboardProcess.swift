@@ -78,7 +78,9 @@ public final class KeyboardProcess {
             throw .bundle("\(error)")
         }
         let installation = Installation.current()
-        guard let library = installation.authorLibrary(for: manifest) else {
+        let found: String?
+        do { found = try installation.authorLibrary(for: manifest) } catch { throw .bundle("\(error)") }
+        guard let library = found else {
             throw .bundle("\(folder): \(manifest.executable) is not built (looked in the folder, .build/debug and .build/release); run swift build (or make) first")
         }
         guard let bytes = budget.bytes else {

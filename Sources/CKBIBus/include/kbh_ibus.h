@@ -47,9 +47,10 @@ int kbh_ibus_has_surrounding_text(void *engine);
 /* Asks the app to send its surrounding text (it answers through the surrounding handler). */
 void kbh_ibus_request_surrounding_text(void *engine);
 void kbh_ibus_commit(void *engine, const char *text);
-/* Preedit, underlined, with the cursor at a character (code point) offset; hidden when text is empty.
+/* Preedit, underlined, with the cursor at a character (code point) offset and the `selected` characters
+   after it (the segment being converted) underlined twice; hidden when text is empty.
    In commit mode: ibus-daemon itself commits it when the field loses focus or is reset. */
-void kbh_ibus_preedit(void *engine, const char *text, unsigned cursor);
+void kbh_ibus_preedit(void *engine, const char *text, unsigned cursor, unsigned selected);
 void kbh_ibus_delete_surrounding(void *engine, int offset, unsigned characters);
 /* A press and a release of a key, sent on to the app. */
 void kbh_ibus_forward_key(void *engine, unsigned keyval, unsigned keycode, unsigned state);

@@ -1,0 +1,41 @@
+import ArgumentParser
+import KBHost
+
+/// Commands named wrong, caught before swift-argument-parser sees them: it would call `kbhost lsit`
+/// an unexpected argument and show the whole help for `kbhost help lsit` with status 0.
+enum CommandNames {
+    /// What is wrong with the command these arguments name (with the closest commands), or nil.
+    static func problem(_ arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-") else { return nil }
+        if first == "help" { return path(Array(arguments.dropFirst().prefix { !$0.hasPrefix("-") })) }
+        return path([first])
+    }
+
+    /// Walks `words` down the subcommands from the root; the first that names none is the problem.
+    static func path(_ words: [String]) -> String? {
+        var subcommands = Kbhost.configuration.subcommands
+        var known = subcommands.map { $0._commandName } + ["help"]
+        var said = "kbhost"
+        for word in words {
+            if said == "kbhost" && word == "help" {
+                (subcommands, known, said) = ([], [], "kbhost help")
+                continue
+            }
+            guard let next = subcommands.first(where: { names($0).contains(word) }) else {
+                if known.isEmpty { return "\(said) has no subcommand '\(word)'" }
+                let close = EditDistance.closest(to: word, among: known)
+                return "no command '\(said) \(word)'"
+                    + (close.isEmpty ? "; `\(said) --help` lists the commands"
+                                     : "; did you mean \(close.map { "'\($0)'" }.joined(separator: " or "))?")
+            }
+            subcommands = next.configuration.subcommands
+            known = subcommands.map { $0._commandName }
+            said += " " + word
+        }
+        return nil
+    }
+
+    static func names(_ command: any ParsableCommand.Type) -> [String] {
+        [command._commandName] + command.configuration.aliases
+    }
+}
