@@ -42,6 +42,8 @@ final class IBusFrontEnd {
     var candidateKeys: [String] = []
     var candidatesAreConversions = false
     var shownAuxiliary = ""
+    /// What the panel was drawn from (session, its layout version, the notice, the engine).
+    var lastDrawn: (ObjectIdentifier?, Int?, String, UnsafeMutableRawPointer)?
     /// A failure to show in the auxiliary text until the next key.
     var notice = ""
     /// The documents this engine produced since the app last told it its text:
@@ -216,6 +218,10 @@ final class IBusFrontEnd {
     /// candidate window; a failure notice takes the auxiliary text.
     func refreshPanel() {
         guard let engine = focused else { return }
+        // Most keys change neither the layout nor the notice: nothing to redraw, nothing to compute.
+        let drawn = (manager.active.map(ObjectIdentifier.init), manager.active?.layoutVersion, notice, engine)
+        if let last = lastDrawn, last.0 == drawn.0, last.1 == drawn.1, last.2 == drawn.2, last.3 == drawn.3 { return }
+        lastDrawn = drawn
         var keys: [KeyboardLayout.Key] = []
         if let layout = manager.active?.layout {
             keys = layout.rows.joined().filter {
@@ -243,6 +249,7 @@ final class IBusFrontEnd {
     }
 
     func hidePanel(_ engine: UnsafeMutableRawPointer) {
+        lastDrawn = nil
         if !shownCandidates.isEmpty { kbh_ibus_candidates(engine, nil, 0) }
         if !shownAuxiliary.isEmpty { kbh_ibus_auxiliary(engine, "") }
         shownCandidates = []

@@ -71,7 +71,7 @@ struct HostileManifestTests {
                 #expect(r.err.contains("kbhost: warning: skipped \(w.home)/Keyboards/\(name)Info.plist: "), "\(arguments): \(name)\n\(r.err)")
             }
         }
-        #expect(try run(w, ["current"])?.out == "Alpha\n")
+        #expect(try run(w, ["current"])?.out == "dev.example.Alpha\n")
         let validate = try #require(try run(w, ["validate", w.home + "/Keyboards/dev.example.Deep"]))
         #expect(!validate.signalled && validate.status == 10)
         #expect(validate.out.contains("dev.example.Deep/Info.plist: Z[0]"))
@@ -92,10 +92,10 @@ struct HostileManifestTests {
         while !fm.fileExists(atPath: w.root + "/run/control") && waited < 500 { usleep(10_000); waited += 1 }
         try plantEverything(in: w)
         let next = try #require(try run(w, ["next"], environment: runtime))
-        #expect(next.status == 0 && next.out == "Alpha\n", "\(next.err)")
+        #expect(next.status == 0 && next.out == "dev.example.Alpha\n", "\(next.err)")
         usleep(300_000)
         #expect(daemon.isRunning, "the daemon re-read the keyboards and is still up")
-        #expect(try run(w, ["next"], environment: runtime)?.out == "System\n")
+        #expect(try run(w, ["next"], environment: runtime)?.out == "dev.kbhost.System\n")
         #expect(daemon.isRunning)
     }
 

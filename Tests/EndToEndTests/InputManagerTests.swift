@@ -185,8 +185,8 @@ struct InputManagerTests {
                                    + "\(w.manifests)/dev.example.Twin/Info.plist (bundled)"), "\(r.err)")
         }
         #expect(try w.run(["enable", "dev.example.Twin"], extraEnvironment: env).status == 0)
-        #expect(try w.run(["next"], extraEnvironment: env).out == "One\n")
-        #expect(try w.run(["current"], extraEnvironment: env).out == "One\n")
+        #expect(try w.run(["next"], extraEnvironment: env).out == "dev.example.Twin\n")
+        #expect(try w.run(["current", "--verbose"], extraEnvironment: env).out == "One (dev.example.Twin)\n", "the first found")
     }
 
     @Test func corruptAndFutureSettingsAreErrorsAndNeverReplaced() throws {

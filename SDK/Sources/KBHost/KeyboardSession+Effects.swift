@@ -15,8 +15,10 @@ extension KeyboardSession {
                 onEdit?(edit, before)
             case .setLayout(let wire):
                 layout = KeyboardLayout(wire)
+                layoutVersion &+= 1
             case .setDisplay(let text):
                 layout.display = text
+                layoutVersion &+= 1
             case .advanceToNextInputMode:
                 events.append(SessionEvent("advanceToNextInputMode"))
                 advance = true

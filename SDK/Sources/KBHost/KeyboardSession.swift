@@ -7,6 +7,8 @@ public final class KeyboardSession {
     public let keyboard: LoadableKeyboard
     public internal(set) var document: TextDocument
     public internal(set) var layout = KeyboardLayout()
+    /// Counts changes to `layout` (a new layout or display line): a front end redraws only when it moved.
+    public internal(set) var layoutVersion = 0
     public internal(set) var events: [SessionEvent] = [] {
         didSet {  // a long-lived front end keeps the last `eventLimit` (amortized: trimmed at twice that)
             if let limit = eventLimit, events.count > 2 * limit { events.removeFirst(events.count - limit) }
