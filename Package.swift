@@ -4,6 +4,21 @@
 // module map: kbhost → KBHost → KBWire ← KBWorker → CKeyboardABI ← KeyboardSDK ← plugins.
 // ARCHITECTURE.md lists every target below with its dependencies; ArchitectureTests fails
 // when the two disagree and names the line to change.
+//
+// Two manifests. The SDK's modules live in SDK/ (the ABI header, KeyboardSDK, KeyboardTesting,
+// and what the testing kit runs a keyboard with: KBHost, KBExtensionRuntime, KBWire, KBText,
+// KBSystem, CFFI, CKBShims), which is a package of its own, SDK/Package.swift: what a keyboard's
+// package (`kbhost new`) depends on by path. Its graph so holds no sample keyboard (an author's
+// Science or Calculator would clash with ours: SwiftPM refuses two targets of one name in a
+// graph, and of two products of one name it silently builds one library over the other), no
+// executable and no remote package, and its identity is its folder's name, `sdk`, whatever the
+// checkout is called. (Renaming the samples instead would have left every other target here —
+// kbhost, KBWorker, CIBus… — and the remote packages' — Logging, ArgumentParser… — as names
+// no keyboard could take.)
+// This package builds the same folders as targets of its own (path: "SDK/Sources/…") rather than
+// depending on SDK/ by path: SwiftPM plans a build anew only when a root package's folders
+// change, so a file added to KBHost would stay unseen by kbhost's own build until Package.swift
+// was touched. ArchitectureTests holds the two declarations of each SDK module identical.
 import PackageDescription
 
 let package = Package(
@@ -14,9 +29,7 @@ let package = Package(
         .executable(name: "kbhost-bench", targets: ["kbhost-bench"]),
         .executable(name: "kbhost-floor", targets: ["kbhost-floor"]),
         .executable(name: "kbhost-floor-ibus", targets: ["kbhost-floor-ibus"]),
-        .library(name: "KeyboardSDK", targets: ["KeyboardSDK"]),
-        .library(name: "KeyboardTesting", targets: ["KeyboardTesting"]),
-        .library(name: "KBHost", targets: ["KBHost"]),
+        // KeyboardSDK, KeyboardTesting and KBHost are products of SDK/Package.swift: depend on that.
         // The sample keyboards: each a shared library the worker dlopens.
         .library(name: "CalculatorKeyboard", type: .dynamic, targets: ["CalculatorKeyboard"]),
         .library(name: "ScienceKeyboard", type: .dynamic, targets: ["ScienceKeyboard"]),
@@ -36,16 +49,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
+        // The SDK's modules (path: "SDK/…"), declared as in SDK/Package.swift.
         // The plugin ABI: one versioned C header, shared by the worker, the SDK and C plugins.
-        .target(name: "CKeyboardABI", path: "Sources/CKeyboardABI"),
+        .target(name: "CKeyboardABI", path: "SDK/Sources/CKeyboardABI"),
         // C wrappers (kbs_, in shims.c) for system calls Swift cannot call directly: variadic
         // ones (prctl, syscall, fcntl) and ones Glibc's module does not import (pidfd_*).
-        .target(name: "CKBShims", path: "Sources/CKBShims"),
+        .target(name: "CKBShims", path: "SDK/Sources/CKBShims"),
         // The extension process's sandbox: namespaces, its own root, Landlock and seccomp (libseccomp).
         // The worker applies it; the CLI links it only to ask what this kernel has (protection, doctor).
         .target(name: "CKBSandbox", path: "Sources/CKBSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
         // libffi, with accessors for its ffi_type_* globals.
-        .systemLibrary(name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi",
+        .systemLibrary(name: "CFFI", path: "SDK/Sources/CFFI", pkgConfig: "libffi",
                        providers: [.apt(["libffi-dev"])]),
         // libibus (Debian's libibus-1.0-dev), and the IBus engine's C side over it: a GObject
         // engine class whose methods call the Swift front end (`kbhost ibus`) through a table.
@@ -54,25 +68,25 @@ let package = Package(
         .target(name: "CKBIBus", dependencies: ["CIBus"], path: "Sources/CKBIBus"),
 
         // Pure, Foundation-free: the text model shared by host, worker mirror and testing kit.
-        .target(name: "KBText", path: "Sources/KBText"),
+        .target(name: "KBText", path: "SDK/Sources/KBText"),
         // Pure, Foundation-free: framing, messages and their binary codec.
-        .target(name: "KBWire", dependencies: ["KBText"], path: "Sources/KBWire"),
+        .target(name: "KBWire", dependencies: ["KBText"], path: "SDK/Sources/KBWire"),
         // The system layer: spawn, pidfd, rlimits, poll, sockets, atomic files, /proc. Most system
         // calls go through it; the sandbox's are in CKBSandbox, and a few plain Glibc calls (kill,
         // waitpid, dlopen, exit) are made where they are used.
-        .target(name: "KBSystem", dependencies: ["CKBShims"], path: "Sources/KBSystem"),
+        .target(name: "KBSystem", dependencies: ["CKBShims"], path: "SDK/Sources/KBSystem"),
 
         // The SDK keyboard authors write against (no Foundation).
-        .target(name: "KeyboardSDK", dependencies: ["CKeyboardABI"], path: "Sources/KeyboardSDK"),
+        .target(name: "KeyboardSDK", dependencies: ["CKeyboardABI"], path: "SDK/Sources/KeyboardSDK"),
         // For an author's tests: the in-process driver, and KeyboardProcess (the real worker,
         // under a budget, through KBHost). The one module that sees both the SDK and the host.
         .target(name: "KeyboardTesting", dependencies: ["KeyboardSDK", "KBExtensionRuntime", "KBWire", "KBText", "KBHost", "KBSystem"],
-                path: "Sources/KeyboardTesting"),
+                path: "SDK/Sources/KeyboardTesting"),
 
         // What the extension process does with a plugin: dlopen, class lookup, selector
         // checks, libffi dispatch, the services table. No Foundation.
         .target(name: "KBExtensionRuntime", dependencies: ["KBWire", "KBText", "KBSystem", "CKeyboardABI", "CFFI"],
-                path: "Sources/KBExtensionRuntime"),
+                path: "SDK/Sources/KBExtensionRuntime"),
         // The lean extension process: the runtime behind a socket, inside its limits and its sandbox. No Foundation.
         .executableTarget(name: "KBWorker",
                           dependencies: ["KBExtensionRuntime", "KBWire", "KBSystem", "CKBShims", "CKBSandbox"],
@@ -80,7 +94,7 @@ let package = Package(
 
         // The input manager's library: documents, manifests, registry, settings, extension
         // processes, sessions, the input manager. Never the SDK or the ABI: it speaks KBWire.
-        .target(name: "KBHost", dependencies: ["KBWire", "KBText", "KBSystem"], path: "Sources/KBHost"),
+        .target(name: "KBHost", dependencies: ["KBWire", "KBText", "KBSystem"], path: "SDK/Sources/KBHost"),
         .executableTarget(name: "kbhost",
                           dependencies: ["KBHost", "KBText", "KBSystem", "KBWire", "CKBSandbox", "CKBIBus",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -28,6 +28,9 @@ struct Attach: ParsableCommand {
         }
         Sys.ignoreSIGPIPE()
         let context = try Context.make()
+        for id in (try? context.settings().enabled) ?? [] {
+            if let entry = context.registry.entry(id) { context.warnIfStale(entry) }
+        }
         let session = try AttachSession(context: context, field: field.field, text: text, budget: try budget.bytes(context))
         do { try Terminal.enterRawMode() } catch { throw exitWithError("\(error)", status: Kbhost.Exit.refused) }
         defer { Terminal.restore() }

@@ -57,7 +57,15 @@ struct Install: ParsableCommand {
 
     func run() throws {
         let context = try Context.make()
-        let source = (bundle as NSString).standardizingPath
+        let (manifest, destination) = try Install.install(bundle, context: context)
+        Console.out("installed \(TerminalText.line(manifest.displayName)) (\(manifest.bundleIdentifier)) in \(TerminalText.line(destination))")
+    }
+
+    /// Copies a bundle (or, from a built package, its Info.plist and library) into KBHOST_HOME/Keyboards,
+    /// replacing an installed copy; its manifest and where it went. Errors exit with a message.
+    static func install(_ bundle: String, context: Context) throws -> (KeyboardManifest, String) {
+        var source = (bundle as NSString).standardizingPath
+        if !source.hasPrefix("/") { source = ((FileManager.default.currentDirectoryPath + "/" + source) as NSString).standardizingPath }
         let manifest: KeyboardManifest, inBundle: String?
         do {
             let plist = try KeyboardManifest.manifestPath(for: source)
@@ -94,6 +102,8 @@ struct Install: ParsableCommand {
             } else {
                 try fm.copyItem(atPath: source, toPath: staging)
             }
+            // Where it came from, so that a later build there is reported as newer than this copy.
+            try InstalledCopy.record(source: source, in: staging)
             if fm.fileExists(atPath: destination) {
                 // Replace the installed copy: the old one is moved aside first and removed last.
                 let old = keyboards + "/.old-\(UUID().uuidString)"
@@ -107,7 +117,7 @@ struct Install: ParsableCommand {
             try? fm.removeItem(atPath: staging)
             throw exitWithError("installing \(source): \(error.localizedDescription)", status: Kbhost.Exit.refused)
         }
-        Console.out("installed \(TerminalText.line(manifest.displayName)) (\(manifest.bundleIdentifier)) in \(TerminalText.line(destination))")
+        return (manifest, destination)
     }
 }
 

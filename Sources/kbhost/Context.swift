@@ -67,6 +67,13 @@ struct Context {
         KeyboardAccess(settings: settings, home: store.directory, keyboard: id)
     }
 
+    /// Warns on stderr when an installed keyboard is not what the folder it was installed from
+    /// now builds (an edit and `swift build` without `kbhost install .`): kbhost runs the old copy.
+    func warnIfStale(_ entry: KeyboardEntry) {
+        guard let stale = InstalledCopy.staleness(of: entry, installation: installation) else { return }
+        FileHandle.standardError.write(Data("kbhost: warning: \(TerminalText.line(stale.description))\n".utf8))
+    }
+
     /// A keyboard's name to show: its display name (else the identifier), escaped for one line.
     func name(_ id: String) -> String { TerminalText.line(registry.entry(id)?.manifest.displayName ?? id) }
 }

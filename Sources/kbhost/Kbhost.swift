@@ -27,7 +27,7 @@ struct Kbhost: ParsableCommand {
             """,
         version: "\(version) (plugin ABI \(WireVersion.abiVersion), wire protocol \(WireVersion.protocolVersion))",
         subcommands: [List.self, Current.self, Enable.self, Disable.self, Order.self, SetCurrent.self, Next.self,
-                      Access.self, Defaults.self, PasteboardCommand.self, Replacements.self, Protection.self, GlobeKey.self, Budget.self, Reset.self, Validate.self, Install.self, Uninstall.self, New.self, SDK.self, Doctor.self, TypeCommand.self, Stress.self, Profile.self, Preview.self, Serve.self, Attach.self, IBus.self, Demo.self])
+                      Access.self, Defaults.self, PasteboardCommand.self, Replacements.self, Protection.self, GlobeKey.self, Budget.self, Reset.self, Validate.self, Install.self, Uninstall.self, New.self, Dev.self, SDK.self, Doctor.self, TypeCommand.self, Stress.self, Profile.self, Preview.self, Serve.self, Attach.self, IBus.self, Demo.self])
 
     /// swift-argument-parser's errors begin as kbhost's own do.
     static var _errorPrefix: String { "kbhost: error: " }

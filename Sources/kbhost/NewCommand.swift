@@ -8,22 +8,23 @@ struct New: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Scaffold a keyboard: a Swift package (or a C folder with a Makefile), its manifest, a test and a README.",
         discussion: """
-            kbhost new Acme                     ./Acme, a Swift keyboard depending on this kbhost's SDK by path
+            kbhost new Acme                     ./Acme, a Swift keyboard depending on this kbhost's SDK (SDK/) by path
             kbhost new Acme --language c        ./Acme, a C keyboard built with make against kbhost_keyboard.h
-            Then, in the folder: swift build (or make), kbhost install ., kbhost type --keyboard ID … — see its README.
+            NAME is any Swift identifier but a keyword or a module every keyboard imports (KeyboardSDK,             Foundation, …): Science, my_keys, Clavier2. It names the code's module, the library             (libNAMEKeyboard.so) and the principal class (NAMEViewController).
+            Then, in the folder: swift build (or make), kbhost install ., kbhost type --keyboard ID … — or \
+            kbhost dev TAP…, which does all three; see its README.
             """)
 
     enum Language: String, ExpressibleByArgument, CaseIterable { case swift, c }
 
-    @Argument(help: "The keyboard's name: letters and digits, starting with a capital letter (Acme, MyKeys2).") var name: String
+    @Argument(help: "The keyboard's name: a Swift identifier (Acme, my_keys, Clavier2).") var name: String
     @Option(help: "swift or c.") var language: Language = .swift
     @Option(help: "The folder to create (default: ./NAME). It must not exist or be empty.") var path: String?
-    @Option(help: "The bundle identifier (default: com.example.NAME, lowercased).") var identifier: String?
+    @Option(help: "The bundle identifier (default: com.example.NAME, lowercased, '_' as '-').") var identifier: String?
 
     func validate() throws {
-        guard let first = name.first, first.isUppercase, first.isASCII,
-              name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }), name.count <= 64 else {
-            throw ValidationError("'\(name)' is not a keyboard name: letters and digits, starting with a capital letter")
+        if let problem = NewKeyboardName.problem(name) {
+            throw ValidationError("\(TerminalText.quoted(name)) cannot name a keyboard: \(problem)")
         }
         if let identifier, let problem = KeyboardManifest.bundleIdentifierProblem(identifier) {
             throw ValidationError("\(TerminalText.quoted(identifier)) is not a reverse-DNS bundle identifier (like com.example.keyboard): it \(problem)")
@@ -34,10 +35,16 @@ struct New: ParsableCommand {
         let folder = ((path ?? name) as NSString).standardizingPath
         let absolute = folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
         let fm = FileManager.default
+        if language == .swift, (absolute as NSString).lastPathComponent.lowercased() == "sdk" {
+            // SwiftPM names a package after its folder: this one would take the SDK's identity.
+            throw exitWithError("a Swift keyboard's package cannot be in a folder called \((absolute as NSString).lastPathComponent): SwiftPM would give it the SDK's identity, sdk; choose another folder with --path (kbhost new \(name) --path \(name)Keyboard)",
+                                status: Kbhost.Exit.usage)
+        }
         if fm.fileExists(atPath: absolute), let contents = try? fm.contentsOfDirectory(atPath: absolute), !contents.isEmpty {
             throw exitWithError("\(absolute) already exists and is not empty; nothing was written", status: Kbhost.Exit.refused)
         }
-        let template = Template(name: name, identifier: identifier ?? "com.example.\(name.lowercased())", sdk: SDK.root)
+        let template = Template(name: name, identifier: identifier ?? NewKeyboardName.defaultIdentifier(name),
+                                sdk: SDK.root, repository: SDK.repository)
         let files = language == .swift ? template.swiftFiles : template.cFiles
         do {
             for (relative, text) in files {

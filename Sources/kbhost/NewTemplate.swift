@@ -4,9 +4,12 @@ import Foundation
 struct Template {
     let name: String
     let identifier: String
+    /// The SDK package (SDK/ in the kbhost checkout), which a Swift keyboard depends on by path.
     let sdk: String
+    /// The kbhost checkout, for the links to its docs.
+    let repository: String
 
-    /// SwiftPM names a package depended on by path after its folder.
+    /// SwiftPM names a package depended on by path after its folder, lowercased: always "sdk".
     var sdkPackage: String { (sdk as NSString).lastPathComponent.lowercased() }
 
     func infoPlist(executable: String, principalClass: String) -> String {
@@ -58,7 +61,8 @@ struct Template {
                     .library(name: "\(name)Keyboard", type: .dynamic, targets: ["\(name)Keyboard"]),
                 ],
                 dependencies: [
-                    // kbhost's SDK, from your kbhost checkout (`kbhost sdk --path`).
+                    // kbhost's SDK, SDK/ in your kbhost checkout (`kbhost sdk --path`): KeyboardSDK and
+                    // KeyboardTesting. SwiftPM names a package depended on by path after its folder: "\(sdkPackage)".
                     .package(path: "\(sdk)"),
                 ],
                 targets: [
@@ -158,7 +162,7 @@ struct Template {
             ("README.md", """
             # \(name)
 
-            A keyboard for [kbhost](\(sdk)), made with `kbhost new`. Its code is in
+            A keyboard for [kbhost](\(repository)), made with `kbhost new`. Its code is in
             `Sources/\(name)/\(name)ViewController.swift`, its manifest in `Info.plist`.
 
             ```sh
@@ -167,8 +171,11 @@ struct Template {
             kbhost type --keyboard \(identifier) shift H i     # or: kbhost enable \(identifier) && kbhost attach
             ```
 
+            After an edit, `kbhost dev shift H i` builds, installs and types in one go; `swift build` alone
+            leaves the installed copy as it was (kbhost type warns that it is older than the build).
+
             `swift test` runs its tests: in process (KeyboardTestDriver) and in its real extension process under
-            a phone's memory budget (KeyboardProcess; after `swift build`). Guide: \(sdk)/docs/writing-a-keyboard.md.
+            a phone's memory budget (KeyboardProcess; after `swift build`). Guide: \(repository)/docs/writing-a-keyboard.md.
 
             """),
             (".gitignore", ".build/\nPackage.resolved\n.swiftpm/\n"),
@@ -286,7 +293,7 @@ struct Template {
             ("README.md", """
             # \(name)
 
-            A C keyboard for [kbhost](\(sdk)), made with `kbhost new --language c`: `\(lower).c` against
+            A C keyboard for [kbhost](\(repository)), made with `kbhost new --language c`: `\(lower).c` against
             `kbhost_keyboard.h` alone (`kbhost sdk --cflags` says where it is; `kbhost sdk --pkg-config` writes a .pc).
 
             ```sh

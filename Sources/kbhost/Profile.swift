@@ -43,6 +43,7 @@ struct Profile: ParsableCommand {
         guard let loadable = entry.loadable else {
             throw exitWithError("\(keyboard) is built in and has no process to profile", status: Kbhost.Exit.refused)
         }
+        context.warnIfStale(entry)
         let text: String
         do { text = try String(contentsOfFile: script, encoding: .utf8) } catch {
             throw exitWithError("cannot read the script \(script): \(error.localizedDescription)", status: Kbhost.Exit.usage)

@@ -9,18 +9,22 @@ struct SDK: ParsableCommand {
         commandName: "sdk",
         abstract: "Where the keyboard SDK is: the package to depend on, the C header's flags, a pkg-config file.",
         discussion: """
-              kbhost sdk --path          the kbhost package, for .package(path: …) in a Swift keyboard's Package.swift
+              kbhost sdk --path          the SDK package, for .package(path: …) in a Swift keyboard's Package.swift
+                                         (its identity is "sdk": .product(name: "KeyboardSDK", package: "sdk"))
               kbhost sdk --cflags        -I… for kbhost_keyboard.h, for a C keyboard:  cc $(kbhost sdk --cflags) -fPIC -shared …
               kbhost sdk --pkg-config    a kbhost-keyboard.pc; save it in a folder on PKG_CONFIG_PATH
               kbhost sdk --products      the build products (kbhost-worker), for KBHOST_PRODUCTS
             """)
 
-    @Flag(help: "Print the kbhost package's folder.") var path = false
+    @Flag(help: "Print the SDK package's folder (SDK/ in the kbhost checkout).") var path = false
     @Flag(help: "Print the C compiler flags for kbhost_keyboard.h.") var cflags = false
     @Flag(name: .customLong("pkg-config"), help: "Print a pkg-config file (kbhost-keyboard.pc).") var pkgConfig = false
     @Flag(help: "Print the build products folder.") var products = false
 
-    static var root: String { Installation.packageRoot() }
+    /// The SDK package: KeyboardSDK, KeyboardTesting and the ABI header, and what they need.
+    static var root: String { Installation.sdkRoot() }
+    /// The kbhost checkout it is part of (its docs, its build).
+    static var repository: String { Installation.packageRoot() }
     static var includeDirectory: String { root + "/Sources/CKeyboardABI/include" }
 
     func validate() throws {

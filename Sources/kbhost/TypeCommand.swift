@@ -84,6 +84,7 @@ struct TypeCommand: ParsableCommand {
             throw exitWithError("\(context.name(entry.identifier)) is built into kbhost and has no plugin to type through",
                                 status: Kbhost.Exit.refused)
         }
+        context.warnIfStale(entry)
         var traits = TextInputTraits()
         traits.keyboardType = KeyboardTypeName.parse(keyboardType) ?? .default
         traits.autocorrection = TextInputTraits.Tristate.named(autocorrection) ?? .default

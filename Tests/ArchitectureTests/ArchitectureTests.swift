@@ -41,6 +41,58 @@ import Testing
         Self.record(ArchitectureCheck.mapProblems(map, package))
     }
 
+    /// What a keyboard's package depends on (`kbhost new`) is SDK/Package.swift alone: no sample
+    /// keyboard, no executable, no remote package in its graph, so any name but its modules' is free.
+    @Test func theSDKPackageHoldsTheSDKAndWhatItNeedsOnly() throws {
+        let sdk = try PackageText(Self.read("SDK/Package.swift"), file: "SDK/Package.swift")
+        #expect(sdk.packageDependencies == 0, "SDK/Package.swift depends on other packages: they would be in every keyboard's graph")
+        let names = Set(sdk.targets.map(\.name))
+        for target in sdk.targets {
+            #expect(target.sourceFolder.hasPrefix("Sources/"), "\(target.location): \(target.name) is not in SDK/Sources")
+            #expect(!["executableTarget", "testTarget"].contains(target.kind), "\(target.location): \(target.name) belongs in ../Package.swift")
+            #expect(target.products.isEmpty, "\(target.location): \(target.name) depends on products \(target.products)")
+        }
+        for product in sdk.products {
+            #expect(!product.targets.isEmpty && names.isSuperset(of: product.targets), "SDK/Package.swift: the product \(product.name)")
+        }
+        #expect(Set(sdk.products.map(\.name)).isSuperset(of: ["KeyboardSDK", "KeyboardTesting"]))
+    }
+
+    /// kbhost's package builds the SDK's folders as its own targets: each must be declared there
+    /// as in SDK/Package.swift (same kind, dependencies and folder), and its worker modules alike.
+    @Test func theSDKsModulesAreDeclaredAlikeInBothManifests() throws {
+        let sdkText = try Self.read("SDK/Package.swift")
+        let sdk = try PackageText(sdkText, file: "SDK/Package.swift")
+        let mainText = try Self.read("Package.swift")
+        let main = try PackageText(mainText)
+        let mainByName = Dictionary(main.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for target in sdk.targets {
+            guard let twin = mainByName[target.name] else {
+                Issue.record("\(target.location): Package.swift declares no target \(target.name); add it with path: \"SDK/\(target.sourceFolder)\"")
+                continue
+            }
+            #expect(twin.kind == target.kind && twin.targets == target.targets && twin.products == target.products
+                        && twin.sourceFolder == "SDK/" + target.sourceFolder,
+                    "\(twin.location) declares \(twin.name) unlike \(target.location): make the two declarations alike (kind, dependencies in order, path SDK/…)")
+        }
+        let sdkNames = Set(sdk.targets.map(\.name))
+        for target in main.targets where target.sourceFolder.hasPrefix("SDK/") && !sdkNames.contains(target.name) {
+            Issue.record("\(target.location): \(target.name) is in SDK/ but SDK/Package.swift does not declare it")
+        }
+        let lean = Self.stringSet("workerModules", in: sdkText)
+        let mainLean = Self.stringSet("workerModules", in: mainText).intersection(sdkNames)
+        #expect(lean == mainLean, "the worker's lean modules differ: SDK/Package.swift \(lean.sorted()), Package.swift \(mainLean.sorted())")
+        #expect(!lean.isEmpty)
+    }
+
+    /// The string literals of `let NAME: Set<String> = [...]` in a manifest.
+    static func stringSet(_ name: String, in text: String) -> Set<String> {
+        guard let start = text.range(of: "let \(name)"), let open = text[start.upperBound...].firstIndex(of: "["),
+              let close = text[open...].firstIndex(of: "]") else { return [] }
+        let body = text[open..<close]
+        return Set(body.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) })
+    }
+
     @Test func theArrowsTheRulesForbidDoNotExist() throws {
         let package = try PackageText(Self.read("Package.swift"))
         let map = ArchitectureText(try Self.read("ARCHITECTURE.md"))

@@ -13,6 +13,10 @@ struct PackageText {
         var products: [String]
         var path: String?
         var line: Int
+        /// The manifest that declares it, for messages ("Package.swift", "SDK/Package.swift").
+        var file = "Package.swift"
+        /// Where it is declared: `SDK/Package.swift:40`.
+        var location: String { "\(file):\(line)" }
 
         /// Where its sources are: `path:`, or SwiftPM's default folder.
         var sourceFolder: String { path ?? (kind == "testTarget" ? "Tests/\(name)" : "Sources/\(name)") }
@@ -23,25 +27,35 @@ struct PackageText {
         var description: String
     }
 
-    let targets: [Target]
+    struct Product: Equatable {
+        var name: String
+        var targets: [String]
+    }
 
-    init(_ text: String) throws(ParseError) {
+    let targets: [Target]
+    /// The `products:` the manifest declares (libraries and executables).
+    var products: [Product] = []
+    /// How many packages it depends on (`dependencies:` of `Package(...)`).
+    var packageDependencies = 0
+
+    init(_ text: String, file: String = "Package.swift") throws(ParseError) {
         let scanner = Scanner(Array(text.utf8))
         guard let call = scanner.find("Package(") else {
-            throw ParseError(description: "Package.swift: no `Package(` call")
+            throw ParseError(description: "\(file): no `Package(` call")
         }
         let open = call + "Package".utf8.count
         let args = try scanner.splitTopLevel(open + 1, scanner.matching(open))
         guard let targetsArgument = args.first(where: { scanner.label(of: $0) == "targets" }),
               let arrayOpen = scanner.firstIndex(of: UInt8(ascii: "["), in: targetsArgument) else {
-            throw ParseError(description: "Package.swift: no `targets: [` argument in Package(...)")
+            throw ParseError(description: "\(file): no `targets: [` argument in Package(...)")
         }
         var declared: [Target] = []
         for element in try scanner.splitTopLevel(arrayOpen + 1, scanner.matching(arrayOpen)) {
             guard let call = try scanner.call(element) else {
-                throw ParseError(description: "Package.swift:\(scanner.line(at: element.lowerBound)): cannot read this target declaration")
+                throw ParseError(description: "\(file):\(scanner.line(at: element.lowerBound)): cannot read this target declaration")
             }
-            var target = Target(kind: call.name, name: "", targets: [], products: [], path: nil, line: scanner.line(at: element.lowerBound))
+            var target = Target(kind: call.name, name: "", targets: [], products: [], path: nil, line: scanner.line(at: element.lowerBound),
+                                file: file)
             for argument in call.arguments {
                 switch scanner.label(of: argument) {
                 case "name": target.name = scanner.stringLiteral(scanner.value(of: argument)) ?? ""
@@ -57,16 +71,34 @@ struct PackageText {
                                   let name = scanner.stringLiteral(scanner.value(of: nameArgument)) {
                             if inner.name == "product" { target.products.append(name) } else { target.targets.append(name) }
                         } else {
-                            throw ParseError(description: "Package.swift:\(scanner.line(at: dependency.lowerBound)): cannot read this dependency")
+                            throw ParseError(description: "\(file):\(scanner.line(at: dependency.lowerBound)): cannot read this dependency")
                         }
                     }
                 default: break
                 }
             }
             guard !target.name.isEmpty else {
-                throw ParseError(description: "Package.swift:\(target.line): a target declaration without a name")
+                throw ParseError(description: "\(target.location): a target declaration without a name")
             }
             declared.append(target)
+        }
+        if let argument = args.first(where: { scanner.label(of: $0) == "dependencies" }),
+           let listOpen = scanner.firstIndex(of: UInt8(ascii: "["), in: argument) {
+            packageDependencies = try scanner.splitTopLevel(listOpen + 1, scanner.matching(listOpen)).count
+        }
+        if let argument = args.first(where: { scanner.label(of: $0) == "products" }),
+           let listOpen = scanner.firstIndex(of: UInt8(ascii: "["), in: argument) {
+            for element in try scanner.splitTopLevel(listOpen + 1, scanner.matching(listOpen)) {
+                guard let call = try scanner.call(element),
+                      let name = call.arguments.first(where: { scanner.label(of: $0) == "name" })
+                          .flatMap({ scanner.stringLiteral(scanner.value(of: $0)) }),
+                      let list = call.arguments.first(where: { scanner.label(of: $0) == "targets" }),
+                      let open = scanner.firstIndex(of: UInt8(ascii: "["), in: scanner.value(of: list)) else {
+                    throw ParseError(description: "\(file):\(scanner.line(at: element.lowerBound)): cannot read this product")
+                }
+                let names = try scanner.splitTopLevel(open + 1, scanner.matching(open)).compactMap { scanner.stringLiteral($0) }
+                products.append(Product(name: name, targets: names))
+            }
         }
         // A string literal names a target if there is one of that name, else a product (SwiftPM's byName).
         let names = Set(declared.map(\.name))

@@ -9,6 +9,6 @@ struct ABIContractTests {
     @Test("WireVersion.abiVersion is the header's KBH_ABI_VERSION")
     func abiVersion() {
         #expect(WireVersion.abiVersion == UInt32(KBH_ABI_VERSION),
-                "KBWire's WireVersion.abiVersion (\(WireVersion.abiVersion)) differs from kbhost_keyboard.h's KBH_ABI_VERSION (\(KBH_ABI_VERSION)): change Sources/KBWire/Messages.swift to match the header")
+                "KBWire's WireVersion.abiVersion (\(WireVersion.abiVersion)) differs from kbhost_keyboard.h's KBH_ABI_VERSION (\(KBH_ABI_VERSION)): change SDK/Sources/KBWire/Messages.swift to match the header")
     }
 }

@@ -17,7 +17,7 @@ public struct Installation: Sendable {
     /// The running program's installation: KBHOST_PRODUCTS / KBHOST_MANIFESTS
     /// when set, else the folder of the executable and the repository's
     /// Manifests/ found above it.
-    public static func current(sourceFile: String = #filePath) -> Installation {
+    public static func current(sourceFile: String = Installation.sourceFile) -> Installation {
         let env = ProcessInfo.processInfo.environment
         let executable = Sys.executablePath() ?? CommandLine.arguments[0]
         var products = env["KBHOST_PRODUCTS"] ?? (executable as NSString).deletingLastPathComponent
@@ -40,17 +40,25 @@ public struct Installation: Sendable {
             }
         }
         if manifests == nil {
-            // Sources/KBHost/Installation.swift → the repository root.
-            let root = ((sourceFile as NSString).deletingLastPathComponent as NSString)
-                .deletingLastPathComponent as NSString
-            let candidate = (root.deletingLastPathComponent as NSString).appendingPathComponent("Manifests")
+            let candidate = packageRoot(sourceFile: sourceFile) + "/Manifests"
             if FileManager.default.fileExists(atPath: candidate) { manifests = candidate }
         }
         return Installation(productsDirectory: products, manifestsDirectory: manifests)
     }
 
-    /// The kbhost package this code was compiled from (Sources/KBHost/Installation.swift, three folders up).
-    public static func packageRoot(sourceFile: String = #filePath) -> String {
+    /// This file, where it was compiled: SDK/Sources/KBHost/Installation.swift. (A `#filePath`
+    /// default argument would be the caller's file, in whichever package calls.)
+    public static let sourceFile: String = #filePath
+
+    /// The kbhost package (the repository) this code was compiled from: its SDK's parent
+    /// (SDK/Sources/KBHost/Installation.swift, four folders up).
+    public static func packageRoot(sourceFile: String = Installation.sourceFile) -> String {
+        (sdkRoot(sourceFile: sourceFile) as NSString).deletingLastPathComponent
+    }
+
+    /// The SDK package this code was compiled from (SDK/Sources/KBHost/Installation.swift, three
+    /// folders up): what a keyboard's package depends on by path (`kbhost sdk --path`).
+    public static func sdkRoot(sourceFile: String = Installation.sourceFile) -> String {
         var root = sourceFile
         for _ in 0..<3 { root = (root as NSString).deletingLastPathComponent }
         return root

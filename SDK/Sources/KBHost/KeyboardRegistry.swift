@@ -56,9 +56,10 @@ public enum RegistryError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Every keyboard kbhost can offer: the system keyboard, the bundled samples,
-/// the folders in KBHOST_KEYBOARDS (colon-separated; each holds keyboard
-/// bundles — a folder with Info.plist and the library — or manifests), and
-/// the user's installed keyboards (KBHOST_HOME/Keyboards).
+/// the folders in KBHOST_KEYBOARDS (colon-separated; each is a keyboard's bundle —
+/// a folder with Info.plist and the library — or its package made by `kbhost new`
+/// and built, or holds such bundles, packages or manifests), and the user's
+/// installed keyboards (KBHOST_HOME/Keyboards).
 public struct KeyboardRegistry: Sendable {
     public private(set) var keyboards: [KeyboardEntry]
     /// Manifests that could not be used, with why (they are skipped, not fatal).
@@ -114,21 +115,22 @@ public struct KeyboardRegistry: Sendable {
     public static func discover(installation: Installation, home: String,
                                 environment: [String: String] = ProcessInfo.processInfo.environment) throws(RegistryError) -> KeyboardRegistry {
         // First the manifests to read, in a stable order; then read them on every core.
-        var candidates: [(plist: String, source: String, allowProducts: Bool)] = []
-        func scan(_ folder: String, source: String, allowProducts: Bool) {
+        var candidates: [(plist: String, source: String, allowProducts: Bool, allowPackageBuild: Bool)] = []
+        func scan(_ folder: String, source: String, allowProducts: Bool, allowPackageBuild: Bool = false) {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
             for name in names.sorted() {
                 let path = (folder as NSString).appendingPathComponent(name)
                 if name.hasSuffix(".plist") {
-                    candidates.append((path, source, allowProducts))
+                    candidates.append((path, source, allowProducts, allowPackageBuild))
                 } else if FileManager.default.fileExists(atPath: path + "/Info.plist") {
-                    candidates.append((path + "/Info.plist", source, allowProducts))
+                    candidates.append((path + "/Info.plist", source, allowProducts, allowPackageBuild))
                 }
             }
         }
         if let bundled = installation.manifestsDirectory { scan(bundled, source: "bundled", allowProducts: true) }
         for folder in (environment["KBHOST_KEYBOARDS"] ?? "").split(separator: ":") where !folder.isEmpty {
-            scan(String(folder), source: String(folder), allowProducts: false)
+            // An author's folder: a package's library is in its .build (`swift build`), as for validate and install.
+            scan(String(folder), source: String(folder), allowProducts: false, allowPackageBuild: true)
         }
         scan(home + "/Keyboards", source: "installed", allowProducts: false)
 
@@ -138,9 +140,13 @@ public struct KeyboardRegistry: Sendable {
             let c = toRead[i]
             results[i] = Result { () throws(ManifestError) -> KeyboardEntry in
                 let manifest = try KeyboardManifest.load(contentsOf: c.plist)
-                guard let library = try installation.library(for: manifest, allowProducts: c.allowProducts) else {
+                let library = c.allowPackageBuild ? try installation.authorLibrary(for: manifest)
+                                                  : try installation.library(for: manifest, allowProducts: c.allowProducts)
+                guard let library else {
                     throw ManifestError(file: c.plist, keyPath: "CFBundleExecutable",
-                                        problem: "names \(TerminalText.quoted(manifest.executable)), which is not in the bundle")
+                                        problem: c.allowPackageBuild
+                                            ? "names \(TerminalText.quoted(manifest.executable)), which is neither in the bundle nor in its .build/debug or .build/release (run swift build, or make)"
+                                            : "names \(TerminalText.quoted(manifest.executable)), which is not in the bundle")
                 }
                 return KeyboardEntry(manifest: manifest, libraryPath: library, source: c.source)
             }

@@ -1,0 +1,80 @@
+import Foundation
+@testable import KBHost
+import Testing
+
+/// An installed keyboard against the folder it came from: after an edit and a build there, the
+/// installed copy is stale. Files only; nothing is loaded.
+@Suite("A stale installed copy")
+struct InstalledCopyTests {
+    let root = NSTemporaryDirectory() + "kbhost-installed-" + UUID().uuidString
+    let installation = Installation(productsDirectory: "/nonexistent", manifestsDirectory: nil)
+
+    func manifest(_ identifier: String) -> Data {
+        Data("""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><dict>
+        <key>CFBundleIdentifier</key><string>\(identifier)</string>
+        <key>CFBundleExecutable</key><string>libK.so</string>
+        <key>NSExtension</key><dict>
+          <key>NSExtensionPointIdentifier</key><string>com.apple.keyboard-service</string>
+          <key>NSExtensionPrincipalClass</key><string>K</string>
+        </dict>
+        </dict></plist>
+        """.utf8)
+    }
+
+    func write(_ data: Data, _ path: String, modified: Date? = nil) throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try data.write(to: URL(fileURLWithPath: path))
+        if let modified { try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: path) }
+    }
+
+    /// A package built in `package` (.build/debug/libK.so holding `built`) and its copy installed
+    /// from it holding `installed` (an hour older), noting its source when `recorded`.
+    func world(built: String, installed: String, recorded: Bool = true, packageIdentifier: String = "dev.example.K") throws -> KeyboardEntry {
+        let package = root + "/package", bundle = root + "/home/Keyboards/dev.example.K"
+        try write(manifest(packageIdentifier), package + "/Info.plist")
+        try write(Data(built.utf8), package + "/.build/debug/libK.so")
+        try write(manifest("dev.example.K"), bundle + "/Info.plist")
+        try write(Data(installed.utf8), bundle + "/libK.so", modified: Date().addingTimeInterval(-3600))
+        if recorded { try InstalledCopy.record(source: package, in: bundle) }
+        let m = try KeyboardManifest.load(contentsOf: bundle + "/Info.plist")
+        return KeyboardEntry(manifest: m, libraryPath: bundle + "/libK.so", source: "installed")
+    }
+
+    @Test func aNewerBuildIsReportedWithTheCommandThatInstallsIt() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let entry = try world(built: "new code", installed: "old code")
+        let stale = try #require(InstalledCopy.staleness(of: entry, installation: installation, currentDirectory: "/"))
+        #expect(stale.newer && !stale.manifestOnly && stale.source == root + "/package")
+        #expect(stale.built == root + "/package/.build/debug/libK.so")
+        #expect(stale.description.contains("is older than the library built in \(root)/package"))
+        #expect(stale.description.contains("run `kbhost install .` in \(root)/package"))
+    }
+
+    @Test func theSameLibraryIsNotStale() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let entry = try world(built: "same", installed: "same")
+        #expect(InstalledCopy.staleness(of: entry, installation: installation, currentDirectory: "/") == nil)
+    }
+
+    @Test func aCopyWithoutItsNoteIsComparedWithTheCurrentFolder() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let entry = try world(built: "new", installed: "old", recorded: false)
+        #expect(InstalledCopy.staleness(of: entry, installation: installation, currentDirectory: "/") == nil)
+        #expect(InstalledCopy.staleness(of: entry, installation: installation, currentDirectory: root + "/package")?.newer == true)
+    }
+
+    @Test func aFolderThatNowHoldsAnotherKeyboardIsNotItsSource() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let entry = try world(built: "new", installed: "old", packageIdentifier: "dev.example.Other")
+        #expect(InstalledCopy.staleness(of: entry, installation: installation, currentDirectory: root + "/package") == nil)
+    }
+
+    @Test func onlyInstalledKeyboardsAreCompared() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var entry = try world(built: "new", installed: "old")
+        entry.source = "bundled"
+        #expect(InstalledCopy.staleness(of: entry, installation: installation, currentDirectory: "/") == nil)
+    }
+}
