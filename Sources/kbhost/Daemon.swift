@@ -65,10 +65,11 @@ enum DaemonClient {
     /// Sends one request to a running daemon and returns its first reply and
     /// the open channel; nil when none runs, it serves another home, refused,
     /// or did not answer in time (then a warning says so: the settings are saved either way).
-    private static func request(_ kind: DaemonRequest.Kind, settings: Bool? = nil) -> (LineChannel, DaemonReply)? {
+    private static func request(_ kind: DaemonRequest.Kind, settings: Bool? = nil,
+                                timeout: Int = timeoutMilliseconds) -> (LineChannel, DaemonReply)? {
         guard ProcessInfo.processInfo.environment["KBHOST_NO_DAEMON"] == nil,
               let fd = UnixSocket.connect(DaemonPaths.socket) else { return nil }
-        UnixSocket.setTimeout(fd, milliseconds: timeoutMilliseconds)
+        UnixSocket.setTimeout(fd, milliseconds: timeout)
         var channel = LineChannel(fd: fd)
         let request = DaemonRequest(request: kind, home: SettingsStore.defaultDirectory(), settings: settings)
         guard let line = try? String(decoding: JSONEncoder().encode(request), as: UTF8.self) else { return nil }
@@ -78,7 +79,7 @@ enum DaemonClient {
             replyLine = try channel.receive()
         } catch {
             Sys.close(fd)
-            Console.err("kbhost: warning: the daemon on \(DaemonPaths.socket) did not answer within \(timeoutMilliseconds / 1000) s; "
+            Console.err("kbhost: warning: the daemon on \(DaemonPaths.socket) did not answer within \(timeout / 1000) s; "
                         + "the settings are saved, and attached sessions see the change when it answers again")
             return nil
         }
@@ -106,7 +107,7 @@ enum DaemonClient {
 
     /// Asks a running daemon to end; false if none answered.
     static func stop() -> Bool {
-        guard let (channel, _) = request(.stop) else { return false }
+        guard let (channel, _) = request(.stop, timeout: 10_000) else { return false }  // asked for: worth waiting
         Sys.close(channel.fd)
         return true
     }
