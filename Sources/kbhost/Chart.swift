@@ -111,6 +111,10 @@ struct Chart {
         // Thresholds: dashed lines; their labels beside the plot, pushed apart so none overlap.
         var labelYs: [(Int, Double)] = thresholds.indices.map { ($0, y(thresholds[$0].value) + 4) }.sorted { $0.1 < $1.1 }
         for i in labelYs.indices.dropFirst() where labelYs[i].1 < labelYs[i - 1].1 + 13 { labelYs[i].1 = labelYs[i - 1].1 + 13 }
+        if let last = labelYs.last, last.1 > bottom + 4 {  // pushed below the plot: pull the column back up
+            labelYs[labelYs.count - 1].1 = bottom + 4
+            for i in labelYs.indices.dropLast().reversed() where labelYs[i].1 > labelYs[i + 1].1 - 13 { labelYs[i].1 = labelYs[i + 1].1 - 13 }
+        }
         for (i, t) in thresholds.enumerated() {
             out += "<line class=\"threshold\" x1=\"\(n(left))\" y1=\"\(n(y(t.value)))\" x2=\"\(n(right))\" y2=\"\(n(y(t.value)))\" "
                 + "stroke=\"\(t.color)\" stroke-width=\"1.5\" stroke-dasharray=\"6,4\"/>\n"

@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import KBHost
+import KBSystem
 import Testing
 
 /// What a chart holds, read back from its SVG: the points of each series,
@@ -12,6 +13,7 @@ final class ChartReader: NSObject, XMLParserDelegate {
     var marks: [String] = []
     var texts: [String] = []
     var title = ""
+    var thresholdLabelYs: [Double] = []
     private var series: String?
     private var text: String?
 
@@ -32,6 +34,7 @@ final class ChartReader: NSObject, XMLParserDelegate {
         if let s = series, name == "circle" { points[s, default: 0] += 1 }
         if attributes["class"] == "mark", let kind = attributes["data-kind"] { marks.append(kind) }
         if name == "text" { text = "" }
+        if name == "text", attributes["class"] == "threshold-label", let y = Double(attributes["y"] ?? "") { thresholdLabelYs.append(y) }
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) { text? += string }
@@ -142,10 +145,47 @@ struct LongRunTests {
         for label in ["older-phone 48 MiB", "recent-phone 77 MiB", "tablet 90 MiB"] { #expect(chart.texts.contains(label)) }
         #expect(chart.texts.contains { $0.hasPrefix("tap number") } && chart.texts.contains("15"), "a tap axis")
         #expect(chart.marks.count == 1 && chart.texts.contains { $0.hasPrefix("older-phone kills after tap ") }, "\(chart.texts)")
+        let ys = chart.thresholdLabelYs.sorted()
+        #expect(ys.count == 3 && zip(ys, ys.dropFirst()).allSatisfy { $1 - $0 >= 12 }, "budget labels apart: \(ys)")
         #expect(try renders(svg, to: w.root + "/p.png"))
         let failing = try w.kbhost("profile", "dev.example.Leak", "--script", script, "--svg", svg, "--fail-over", "older-phone")
         #expect(failing.status == 1, "older-phone would have killed it")
         #expect(failing.err.contains("older-phone would have killed dev.example.Leak after tap"), "\(failing.err)")
         #expect(try w.kbhost("profile", "dev.example.Leak", "--script", script, "--fail-over", "watch").status == 64)
+    }
+}
+
+
+@Suite("kbhost stress on a terminal")
+struct StressTerminalTests {
+    /// The progress line is redrawn in place and never wider than the terminal.
+    @Test(.timeLimit(.minutes(1))) func theProgressLineFitsANarrowTerminal() throws {
+        let w = try World()
+        let (master, slavePath) = try Terminal.openPseudoTerminal()
+        defer { close(master) }
+        var size = winsize(ws_row: 24, ws_col: 40, ws_xpixel: 0, ws_ypixel: 0)
+        #expect(ioctl(master, UInt(TIOCSWINSZ), &size) == 0)
+        let slave = try #require(FileHandle(forWritingAtPath: slavePath))
+        let process = Fixtures.kbhostProcess(["stress", "--duration", "1.3", "--svg", w.root + "/s.svg"],
+                                             environment: w.environment.merging(LongRunTests.real.mapValues { $0 }) { $1 })
+        process.standardOutput = Pipe()
+        process.standardError = slave
+        try process.run()
+        try slave.close()
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {  // until the last writer closes the terminal (EIO)
+            let n = read(master, &buffer, buffer.count)
+            if n <= 0 { break }
+            bytes += buffer.prefix(n)
+        }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains("taps/s"), "\(text.debugDescription)")
+        let shown = text.replacingOccurrences(of: "\u{1B}[K", with: "").replacingOccurrences(of: "\u{1B}[0m", with: "")
+        for line in shown.split(whereSeparator: { $0 == "\r" || $0 == "\n" }) {
+            #expect(line.count < 40, "cut to the terminal's width: \(line.debugDescription)")
+        }
     }
 }
