@@ -53,6 +53,8 @@ struct Profile: ParsableCommand {
     func run() throws {
         Sys.ignoreSIGPIPE()
         try LongRun.checkWritable(svg, option: "--svg")
+        LongRun.catchInterrupt()  // from here on, Ctrl-C ends the run with a report (at once if it has not begun)
+        defer { signal(SIGINT, SIG_DFL) }
         let context = try Context.make()
         let entry = try report { try context.entry(self.keyboard) }
         let keyboard = entry.identifier
@@ -82,8 +84,6 @@ struct Profile: ParsableCommand {
         var peak = reader.read()?.total ?? 0
         var last = peak
         var footprints = [last]  // before the first tap, then after each
-        LongRun.catchInterrupt()
-        defer { signal(SIGINT, SIG_DFL) }
         for (i, step) in steps.enumerated() {
             if LongRun.wasInterrupted { break }
             do throws(SessionError) { try step.perform(on: session) } catch {

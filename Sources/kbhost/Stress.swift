@@ -38,6 +38,8 @@ struct Stress: ParsableCommand {
     func run() throws {
         Sys.ignoreSIGPIPE()
         try LongRun.checkWritable(svg, option: "--svg")
+        LongRun.catchInterrupt()  // from here on, Ctrl-C ends the run with a report (at once if it has not begun)
+        defer { signal(SIGINT, SIG_DFL) }
         let context = try Context.make()
         let ids = keyboards.isEmpty ? ["dev.kbhost.NumberPad", "dev.kbhost.Science"] : keyboards
         var rotation: [LoadableKeyboard] = []
@@ -54,12 +56,10 @@ struct Stress: ParsableCommand {
         configuration.memoryBudgetBytes = try budget.bytes(context)
         configuration.eventDeadlineMilliseconds = eventDeadline
         for keyboard in rotation { try StressProbe.refuseComposing(keyboard, configuration: configuration) }
-        LongRun.catchInterrupt()
         var run = StressRun(keyboards: rotation, faultKeyboards: faultKeyboards, configuration: configuration,
                             duration: duration, tapRate: tapRate, switchRate: switchRate, faultRate: faultRate, seed: seed,
                             progress: !json)
         let result = run.run()
-        signal(SIGINT, SIG_DFL)
         let chart = result.timeline.chart(budget: configuration.memoryBudgetBytes ?? 0, seconds: result.report.seconds).svg()
         let written = LongRun.write(chart, to: svg)
         if json { try printJSON(result.report) } else { Console.out(result.report.text(svg: written ? svg : "not written")) }

@@ -122,6 +122,29 @@ struct LongRunTests {
         #expect(!chart.points.isEmpty && chart.points.values.allSatisfy { $0 > 0 })
     }
 
+    @Test func ctrlCEndsAProfileWithTheTapsItRan() throws {
+        let w = try World()
+        let script = w.root + "/long.txt", svg = w.root + "/p.svg"
+        try String(repeating: "1 ", count: 300_000).write(toFile: script, atomically: true, encoding: .utf8)
+        let process = Fixtures.kbhostProcess(["profile", "dev.kbhost.NumberPad", "--script", script, "--svg", svg, "--json"],
+                                             environment: w.environment.merging(Self.real.mapValues { $0 }) { $1 })
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = Pipe()
+        try process.run()
+        Thread.sleep(forTimeInterval: 1.5)
+        kill(process.processIdentifier, SIGINT)
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        let report = try #require(try JSONSerialization.jsonObject(with: stdout) as? [String: Any])
+        #expect(report["interrupted"] as? Bool == true)
+        let taps = try #require(report["taps"] as? Int)
+        #expect(taps < 300_000 && report["scriptTaps"] as? Int == 300_000)
+        let chart = try ChartReader.read(try String(contentsOfFile: svg, encoding: .utf8))
+        #expect(chart.points["dev.kbhost.NumberPad"] == taps + 1, "a point before the first tap and after each")
+    }
+
     @Test func aComposingKeyboardIsRefusedNotAMismatch() throws {
         let w = try World()
         let r = try w.run(["stress", "--keyboard", "dev.kbhost.Kana", "--duration", "1", "--svg", w.root + "/k.svg"],
