@@ -10,13 +10,25 @@ struct Profile: ParsableCommand {
             The script holds tap tokens separated by white space, as `kbhost type` takes them \
             (labels, space/return/delete/shift/globe, id:NAME, double:KEY, long:KEY, hold:KEY:MS, pause:MS). \
             The keyboard runs without a kill, so the whole script is measured; the report says where each \
-            profile's budget would have ended it. A memory timeline is written as SVG.
+            profile's budget would have ended it. A chart of the footprint after each tap, with each \
+            profile's budget and the tap after which it would have killed the keyboard, is written as SVG. \
+            --fail-over PROFILE exits 1 when that profile would have killed it (for CI). Ctrl-C ends the \
+            script early; the report and the chart still come.
             """)
 
     @Argument(help: KeyboardName.one, completion: KeyboardName.completion) var keyboard: String
     @Option(help: "The typing script.") var script: String
     @Option(help: "Write the memory timeline chart (SVG) here.") var svg = "kbhost-profile.svg"
+    @Option(help: ArgumentHelp("Exit 1 if this device profile would have killed the keyboard (\(Governor.profiles.map(\.name).joined(separator: ", "))).",
+                               valueName: "PROFILE"))
+    var failOver: String?
     @Flag(help: "Print the report as JSON.") var json = false
+
+    func validate() throws {
+        if let failOver, !Governor.profiles.contains(where: { $0.name == failOver }) {
+            throw ValidationError("unknown device profile '\(failOver)'; profiles: \(Governor.profiles.map(\.name).joined(separator: ", "))")
+        }
+    }
 
     struct Row: Encodable {
         var profile: String
@@ -29,7 +41,10 @@ struct Profile: ParsableCommand {
     /// Memory in bytes, as in all of kbhost's JSON.
     struct Report: Encodable {
         var keyboard: String
+        /// Taps performed: all of the script's unless interrupted.
         var taps: Int
+        var scriptTaps: Int
+        var interrupted: Bool
         var peakFootprintBytes: Int
         var finalFootprintBytes: Int
         var profiles: [Row]
@@ -37,6 +52,9 @@ struct Profile: ParsableCommand {
 
     func run() throws {
         Sys.ignoreSIGPIPE()
+        try LongRun.checkWritable(svg, option: "--svg")
+        LongRun.catchInterrupt()  // from here on, Ctrl-C ends the run with a report (at once if it has not begun)
+        defer { signal(SIGINT, SIG_DFL) }
         let context = try Context.make()
         let entry = try report { try context.entry(self.keyboard) }
         let keyboard = entry.identifier
@@ -63,37 +81,66 @@ struct Profile: ParsableCommand {
         guard let reader = FootprintReader(pid: session.pid) else {
             throw exitWithError("cannot read the footprint of \(session.pid)", status: Kbhost.Exit.keyboardFailed)
         }
-        var timeline = Timeline()
-        let start = Sys.monotonicNanoseconds()
         var overAfter: [String: Int] = [:]
         var peak = reader.read()?.total ?? 0
         var last = peak
+        var footprints = [last]  // before the first tap, then after each
         for (i, step) in steps.enumerated() {
+            if LongRun.wasInterrupted { break }
             do throws(SessionError) { try step.perform(on: session) } catch {
                 let status = if case .noSuchKey = error { Kbhost.Exit.noSuchKey } else { Kbhost.Exit.keyboardFailed }
                 throw exitWithError("tap \(i + 1) of \(script): \(error)", status: status)
             }
             last = reader.read()?.total ?? last
             peak = max(peak, last)
-            timeline.points.append((Double(Sys.monotonicNanoseconds() - start) / 1e9, keyboard, last))
-            for p in Governor.profiles where last > p.budget && overAfter[p.name] == nil {
-                overAfter[p.name] = i + 1
-                timeline.kills.append((Double(Sys.monotonicNanoseconds() - start) / 1e9, p.name, last))
-            }
+            footprints.append(last)
+            for p in Governor.profiles where last > p.budget && overAfter[p.name] == nil { overAfter[p.name] = i + 1 }
         }
+        let done = footprints.count - 1
         peak = max(peak, session.peakFootprint ?? 0)
         let rows = Governor.profiles.map {
             Row(profile: $0.name, budgetBytes: $0.budget, fits: peak <= $0.budget, overAfterTap: overAfter[$0.name])
         }
-        try timeline.svg(budget: Governor.defaultBudget).write(toFile: svg, atomically: true, encoding: .utf8)
-        let result = Report(keyboard: keyboard, taps: steps.count, peakFootprintBytes: peak, finalFootprintBytes: last, profiles: rows)
-        if json { return try printJSON(result) }
-        Console.out(String(format: "%@: %d taps, peak footprint %.2f MiB, at the end %.2f MiB", keyboard, steps.count,
+        let written = LongRun.write(Self.chart(keyboard, footprints: footprints, overAfter: overAfter).svg(), to: svg)
+        let result = Report(keyboard: keyboard, taps: done, scriptTaps: steps.count, interrupted: done < steps.count,
+                            peakFootprintBytes: peak, finalFootprintBytes: last, profiles: rows)
+        let failed = !written || (failOver.map { overAfter[$0] != nil } ?? false)
+        if json {
+            try printJSON(result)
+            if failed { throw ExitCode(Kbhost.Exit.checkFailed) }
+            return
+        }
+        Console.out(String(format: "%@: %d taps, peak footprint %.2f MiB, at the end %.2f MiB", keyboard, done,
                            Double(peak) / 1_048_576, Double(last) / 1_048_576))
+        if done < steps.count { Console.out("  interrupted (Ctrl-C) after tap \(done) of \(steps.count)") }
         for row in rows {
             let verdict = row.fits ? "fits" : "would be killed" + (row.overAfterTap.map { " after tap \($0)" } ?? "")
             Console.out("  \(row.profile) (\(row.budgetBytes >> 20) MiB): \(verdict)")
         }
-        Console.out("  timeline: \(svg)")
+        Console.out("  chart: \(written ? svg : "not written")")
+        if let failOver, let tap = overAfter[failOver] { Console.err("kbhost: \(failOver) would have killed \(keyboard) after tap \(tap)") }
+        if failed { throw ExitCode(Kbhost.Exit.checkFailed) }
+    }
+}
+
+
+extension Profile {
+    /// The profile chart: the footprint after each tap, each device profile's
+    /// budget, and a mark where each would have killed the keyboard.
+    static func chart(_ keyboard: String, footprints: [Int], overAfter: [String: Int]) -> Chart {
+        var chart = Chart(title: "kbhost profile: \(keyboard), footprint after each tap",
+                          xTitle: "tap number (0: before the first tap)", yTitle: "footprint (MiB): anonymous + shared + swap + page tables")
+        chart.integerX = true
+        chart.xExtent = Double(max(footprints.count - 1, 1))
+        chart.series = [Chart.Series(name: keyboard, points: footprints.enumerated().map { (Double($0.offset), Double($0.element) / 1_048_576) })]
+        let colors = ["#d62728", "#ff7f0e", "#2ca02c", "#9467bd"]
+        for (i, p) in Governor.profiles.enumerated() {
+            let color = colors[i % colors.count]
+            chart.thresholds.append(.init(label: "\(p.name) \(p.budget >> 20) MiB", value: Double(p.budget >> 20), color: color))
+            let tap = overAfter[p.name]
+            chart.markStyles.append(.init(name: tap.map { "\(p.name) kills after tap \($0)" } ?? "\(p.name): fits", shape: .triangle, color: color))
+            if let tap { chart.marks.append(.init(x: Double(tap), y: Double(footprints[tap]) / 1_048_576, style: i)) }
+        }
+        return chart
     }
 }

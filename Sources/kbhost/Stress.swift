@@ -9,6 +9,8 @@ struct Stress: ParsableCommand {
         discussion: """
             Taps go to keys that insert their label, so every acknowledged tap's text must be in the \
             document: the run fails (exit 1) if a character is lost or added, or a child process is left. \
+            A keyboard that composes (marked text, as Kana's romaji) is refused (exit 7): its keys do not \
+            insert their labels. Ctrl-C ends the run early; the report and the chart still come. \
             Faults (fault keyboards in the rotation, whose 'boom' key misbehaves): \
             \(StressFault.allCases.map(\.rawValue).joined(separator: ", ")).
             """)
@@ -35,6 +37,9 @@ struct Stress: ParsableCommand {
 
     func run() throws {
         Sys.ignoreSIGPIPE()
+        try LongRun.checkWritable(svg, option: "--svg")
+        LongRun.catchInterrupt()  // from here on, Ctrl-C ends the run with a report (at once if it has not begun)
+        defer { signal(SIGINT, SIG_DFL) }
         let context = try Context.make()
         let ids = keyboards.isEmpty ? ["dev.kbhost.NumberPad", "dev.kbhost.Science"] : keyboards
         var rotation: [LoadableKeyboard] = []
@@ -50,14 +55,15 @@ struct Stress: ParsableCommand {
         configuration.keepSpare = true  // keyboards switch here: the next launch is only a load
         configuration.memoryBudgetBytes = try budget.bytes(context)
         configuration.eventDeadlineMilliseconds = eventDeadline
+        for keyboard in rotation { try StressProbe.refuseComposing(keyboard, configuration: configuration) }
         var run = StressRun(keyboards: rotation, faultKeyboards: faultKeyboards, configuration: configuration,
                             duration: duration, tapRate: tapRate, switchRate: switchRate, faultRate: faultRate, seed: seed,
                             progress: !json)
         let result = run.run()
-        try result.timeline.svg(budget: configuration.memoryBudgetBytes ?? 0)
-            .write(toFile: svg, atomically: true, encoding: .utf8)
-        if json { try printJSON(result.report) } else { Console.out(result.report.text(svg: svg)) }
-        if !result.report.passed { throw ExitCode(Kbhost.Exit.checkFailed) }
+        let chart = result.timeline.chart(budget: configuration.memoryBudgetBytes ?? 0, seconds: result.report.seconds).svg()
+        let written = LongRun.write(chart, to: svg)
+        if json { try printJSON(result.report) } else { Console.out(result.report.text(svg: written ? svg : "not written")) }
+        if !result.report.passed || !written { throw ExitCode(Kbhost.Exit.checkFailed) }
     }
 }
 

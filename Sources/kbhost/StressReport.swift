@@ -19,17 +19,21 @@ struct StressReport: Encodable {
     var hostMemoryStart = 0
     var hostMemoryEnd = 0
     var leftBehind = 0
+    /// Ended early by Ctrl-C (after `seconds` of `duration`).
+    var interrupted = false
+    var duration = 0.0
 
     var passed: Bool { mismatches.isEmpty && expectedCharacters == committedCharacters && leftBehind == 0 }
 
     enum CodingKeys: String, CodingKey {
-        case seconds, taps, tapsPerSecond, switches, recoveries, expectedCharacters, committedCharacters, mismatches, kills,
+        case seconds, interrupted, taps, tapsPerSecond, switches, recoveries, expectedCharacters, committedCharacters, mismatches, kills,
              peakFootprintBytes, detectionMs, overshootBytes, hostPrivateDirtyBytes, childProcessesLeft, passed
     }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(seconds, forKey: .seconds)
+        try c.encode(interrupted, forKey: .interrupted)
         try c.encode(taps, forKey: .taps)
         try c.encode(Double(taps) / max(seconds, 0.001), forKey: .tapsPerSecond)
         try c.encode(switches, forKey: .switches)
@@ -58,6 +62,7 @@ struct StressReport: Encodable {
         var lines: [String] = []
         lines.append(String(format: "kbhost stress: %.1f s, %d taps (%.0f taps/s), %d switches, %d recoveries",
                             seconds, taps, Double(taps) / max(seconds, 0.001), switches, recoveries))
+        if interrupted { lines.append(String(format: "  interrupted (Ctrl-C) after %.1f of %.0f s", seconds, duration)) }
         lines.append("  characters expected \(expectedCharacters), committed \(committedCharacters)"
                      + (expectedCharacters == committedCharacters && mismatches.isEmpty ? " — nothing lost" : " — MISMATCH"))
         for m in mismatches.prefix(5) { lines.append("    \(m)") }
@@ -77,48 +82,5 @@ struct StressReport: Encodable {
         lines.append("  timeline: \(svg)")
         lines.append(passed ? "PASSED" : "FAILED")
         return lines.joined(separator: "\n")
-    }
-}
-
-/// Footprint over time per keyboard, the budget, and the kills: an SVG a person can open.
-struct Timeline {
-    var points: [(time: Double, keyboard: String, bytes: Int)] = []
-    var kills: [(time: Double, keyboard: String, bytes: Int)] = []
-
-    func svg(budget: Int) -> String {
-        let width = 900.0, height = 360.0, left = 60.0, right = 20.0, top = 30.0, bottom = 40.0
-        let maxTime = max(points.map(\.time).max() ?? 1, kills.map(\.time).max() ?? 1, 0.001)
-        let maxBytes = Double(max(budget, points.map(\.bytes).max() ?? 1, kills.map(\.bytes).max() ?? 1)) * 1.1
-        func x(_ t: Double) -> Double { left + t / maxTime * (width - left - right) }
-        func y(_ b: Double) -> Double { top + (1 - b / maxBytes) * (height - top - bottom) }
-        let colors = ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]
-        let ids = Array(Set(points.map(\.keyboard) + kills.map(\.keyboard))).sorted()
-        var out = """
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="11">
-        <rect width="100%" height="100%" fill="white"/>
-        <text x="\(left)" y="18" font-size="13">kbhost stress: keyboard footprint (anonymous + shared + swap) over time</text>
-        <line x1="\(left)" y1="\(y(0))" x2="\(width - right)" y2="\(y(0))" stroke="black"/>
-        <line x1="\(left)" y1="\(top)" x2="\(left)" y2="\(y(0))" stroke="black"/>
-        <text x="\(width - right - 40)" y="\(height - 10)">\(String(format: "%.1f s", maxTime))</text>
-        <text x="5" y="\(top + 10)">\(String(format: "%.0f MiB", maxBytes / 1_048_576))</text>
-
-        """
-        if budget > 0 {
-            out += "<line x1=\"\(left)\" y1=\"\(y(Double(budget)))\" x2=\"\(width - right)\" y2=\"\(y(Double(budget)))\" stroke=\"red\" stroke-dasharray=\"6,4\"/>\n"
-            out += "<text x=\"\(left + 4)\" y=\"\(y(Double(budget)) - 4)\" fill=\"red\">budget \(budget >> 20) MiB</text>\n"
-        }
-        for (i, id) in ids.enumerated() {
-            let color = colors[i % colors.count]
-            let series = points.filter { $0.keyboard == id }
-            // Points of one keyboard, in time order; a gap while another keyboard is shown is drawn as separate dots.
-            let dots = series.map { "<circle cx=\"\(x($0.time))\" cy=\"\(y(Double($0.bytes)))\" r=\"1.2\" fill=\"\(color)\"/>" }
-            out += dots.joined(separator: "\n") + "\n"
-            out += "<text x=\"\(width - right - 260)\" y=\"\(top + 14 + Double(i) * 14)\" fill=\"\(color)\">● \(id)</text>\n"
-        }
-        for kill in kills {
-            let ky = kill.bytes > 0 ? y(Double(kill.bytes)) : y(0) - 8
-            out += "<text x=\"\(x(kill.time) - 4)\" y=\"\(ky + 4)\" fill=\"red\" font-weight=\"bold\">✕</text>\n"
-        }
-        return out + "</svg>\n"
     }
 }

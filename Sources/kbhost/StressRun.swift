@@ -15,7 +15,7 @@ struct StressRun {
     let switchRate: Double
     let faultRate: Double
     var random: SplitMix64
-    let progress: Bool
+    var progress: ProgressLine?
 
     init(keyboards: [LoadableKeyboard], faultKeyboards: [LoadableKeyboard], configuration: ExtensionProcess.Configuration,
          duration: Double, tapRate: Double, switchRate: Double, faultRate: Double, seed: UInt64, progress: Bool) {
@@ -27,7 +27,7 @@ struct StressRun {
         self.switchRate = switchRate
         self.faultRate = faultRate
         random = SplitMix64(seed: seed)
-        self.progress = progress
+        self.progress = progress ? ProgressLine() : nil
     }
 
     // Running state.
@@ -51,7 +51,7 @@ struct StressRun {
         var nextSample = 0.0, nextProgress = 0.5
         activate(keyboards[Int.random(in: 0..<keyboards.count, using: &random)])
         var tapsSinceCheck = 0
-        while elapsed < duration {
+        while elapsed < duration && !LongRun.wasInterrupted {
             let now = elapsed
             if now >= nextSwitch {
                 nextSwitch += 1 / switchRate
@@ -64,11 +64,9 @@ struct StressRun {
             }
             if now >= nextSample {
                 nextSample = now + 0.01
-                if let s = sessions[current], let f = FootprintReader(pid: s.pid)?.read() {
-                    timeline.points.append((now, current, f.total))
-                }
+                sample()
             }
-            if progress && now >= nextProgress {
+            if progress != nil && now >= nextProgress {
                 nextProgress += 0.5
                 printProgress(now)
             }
@@ -81,12 +79,21 @@ struct StressRun {
         }
         checkpoint()
         report.seconds = elapsed
+        report.interrupted = LongRun.wasInterrupted
+        report.duration = duration
         for s in sessions.all { peakSeen(s) }
         sessions.closeAll()
         report.leftBehind = pids.filter { ProcMemory.readSmallFile("/proc/\($0)/stat") != nil }.count
         report.hostMemoryEnd = ProcMemory.read(pid: getpid())?.privateDirtyBytes ?? 0
-        if progress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        progress?.finish()
         return (report, timeline)
+    }
+
+    /// One point of the current keyboard's footprint on the timeline.
+    private mutating func sample() {
+        if let s = sessions[current], let f = FootprintReader(pid: s.pid)?.read() {
+            timeline.points.append((elapsed, current, f.total))
+        }
     }
 
     /// Keeps the largest footprint seen of a keyboard that may be ended next.
@@ -171,11 +178,14 @@ struct StressRun {
         let back = keyboards[Int.random(in: 0..<keyboards.count, using: &random)]
         activate(fault)
         if let s = sessions[current], let boom = s.layout.key(named: "boom") {
+            sample()
             tap()
+            sample()
             let before = s.document.text
             do {
                 try s.perform(.tap, on: boom)
                 expected += String(s.document.text.dropFirst(before.count))  // the leak's "+"
+                sample()
             } catch {
                 failed(current, error)
             }
@@ -193,9 +203,11 @@ struct StressRun {
             report.detection.append(kill.detectionNanoseconds)
             report.overshoot.append(kill.overshoot)
             report.peak[id] = max(report.peak[id] ?? 0, kill.peak)
-            timeline.kills.append((elapsed, id, kill.footprintAtKill))
+            timeline.points.append((elapsed, id, kill.footprintAtKill))  // the last point of its climb
+            timeline.kills.append((elapsed, id, kill.footprintAtKill, kind))
         } else {
-            timeline.kills.append((elapsed, id, 0))
+            let last = timeline.points.last { $0.keyboard == id }?.bytes ?? 0
+            timeline.kills.append((elapsed, id, last, kind))
         }
         // What it committed stays: carry it on.
         if s.document.text != expected { report.mismatches.append("after \(kind) of \(id): document differs from what was acknowledged") }
@@ -217,15 +229,15 @@ struct StressRun {
         try? s.editDocument { $0.buffer = TextBuffer() }
     }
 
-    private func printProgress(_ now: Double) {
+    private mutating func printProgress(_ now: Double) {
         let rate = Double(report.taps) / max(now, 0.001)
         let kills = report.kills.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " ")
         var footprint = ""
         if let s = sessions[current], let f = FootprintReader(pid: s.pid)?.read() {
             footprint = String(format: " · %@ %.1f MiB", TerminalText.line(s.keyboard.manifest.displayName), Double(f.total) / 1_048_576)
         }
-        let line = String(format: "\r\u{1B}[K%.1f s · %.0f taps/s · %d switches · kills: %@%@", now, rate, report.switches,
+        let line = String(format: "%.1f s · %.0f taps/s · %d switches · kills: %@%@", now, rate, report.switches,
                           kills.isEmpty ? "none" : kills, footprint)
-        FileHandle.standardError.write(Data(line.utf8))
+        progress?.show(line, at: now)
     }
 }
