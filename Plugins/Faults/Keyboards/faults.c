@@ -311,7 +311,12 @@ static const kbh_plugin_v1 plugin = {
     .class_count = sizeof classes / sizeof classes[0],
 };
 
-static const kbh_class_v1 *all_classes[sizeof classes / sizeof classes[0] + 2 * (PHASES - 1)];
+/* The wire's faults and large keyboards (wire.c). */
+extern const kbh_class_v1 *const kbh_wire_fault_classes[];
+extern const size_t kbh_wire_fault_class_count;
+#define WIRE_CLASSES_MAX 16
+
+static const kbh_class_v1 *all_classes[sizeof classes / sizeof classes[0] + 2 * (PHASES - 1) + WIRE_CLASSES_MAX];
 static kbh_plugin_v1 full_plugin;
 
 const kbh_plugin_v1 *kbhost_keyboard_plugin_v1(void) {
@@ -319,6 +324,7 @@ const kbh_plugin_v1 *kbhost_keyboard_plugin_v1(void) {
     size_t n = 0;
     for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) all_classes[n++] = classes[i];
     for (size_t i = 0; i < 2 * (PHASES - 1); i++) all_classes[n++] = &phase_classes[i];
+    for (size_t i = 0; i < kbh_wire_fault_class_count && i < WIRE_CLASSES_MAX; i++) all_classes[n++] = kbh_wire_fault_classes[i];
     full_plugin = plugin;
     full_plugin.classes = all_classes;
     full_plugin.class_count = (uint32_t)n;
