@@ -118,6 +118,28 @@ typedef struct kbh_layout_v1 {
 } kbh_layout_v1;
 
 /* ------------------------------------------------------------------ */
+/* What one call may do                                                */
+/* ------------------------------------------------------------------ */
+
+/* Everything a method does before it returns (its edits, layouts, display
+   lines, logs, clicks…) goes back to the host as one reply, which the host
+   holds whole before it applies it. So one call may make at most
+   KBH_MAX_CALL_EFFECTS changes, taking at most KBH_MAX_CALL_BYTES on the wire
+   and KBH_MAX_CALL_MEMORY in the host once decoded. A call that goes over
+   fails: the keyboard ends with an error naming the limit, and none of that
+   call's changes reach the document (earlier calls' stay).
+
+   In practice: consecutive insert_text calls count as one change, whatever
+   their number, and their text as its UTF-8 size; a call may insert a
+   document of several MiB, or set a layout of 100,000 keys (on the wire about
+   30 bytes a key plus its strings; in memory about 200 bytes a key, plus the
+   UTF-8 of each string longer than 15 bytes). A layout replaces the last one
+   but still counts: set one layout per call. */
+#define KBH_MAX_CALL_EFFECTS 65536
+#define KBH_MAX_CALL_BYTES (8 << 20)
+#define KBH_MAX_CALL_MEMORY (32 << 20)
+
+/* ------------------------------------------------------------------ */
 /* Facts the controller exposes                                        */
 /* ------------------------------------------------------------------ */
 
