@@ -108,9 +108,11 @@ extension Sys {
     }
 
     /// One blocking receive: the byte count, 0 when SO_RCVTIMEO expired, nil at end of file.
-    public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+    /// With `waiting: false`, only what has already arrived (0: nothing).
+    public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, waiting: Bool = true) throws(SystemError) -> Int? {
+        let flags = waiting ? 0 : Int32(MSG_DONTWAIT)
         while true {
-            let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+            let n = recv(fd, buffer.baseAddress, buffer.count, flags)
             if n > 0 { return n }
             if n == 0 { return nil }
             let e = Glibc.errno
