@@ -10,7 +10,7 @@ import KBText
 ///
 /// Sized from ordinary use, with room to spare: one insertion of a 2 MiB document,
 /// 300,000 one-letter insertions in one action (consecutive insertions travel as one
-/// effect), a layout of 100,000 keys (about 4.8 MB on the wire, 12 MB decoded).
+/// effect), a layout of 100,000 keys (about 5 MB on the wire, 12 MB decoded).
 public enum WireLimits {
     /// The most effects one reply carries (consecutive insertions count as one).
     public static let maximumEffects = 65_536
