@@ -10,6 +10,13 @@ import KBWire
 // The host takes a reply only for the request outstanding, and refuses anything
 // else the moment it sees it: bytes that arrived while nothing was asked, a reply
 // to another call, and anything after the last reply it waits for.
+//
+// What this cannot tell: within a pipelined batch (`requestAll`) every request is
+// outstanding from the moment the batch is written, so a plugin may answer later
+// calls of its own batch before the worker reaches them; the surplus shows after
+// the batch's last reply, and the keyboard ends then. Nothing in-band could do
+// better: the plugin shares the worker's memory, so it can forge whatever the worker
+// would send. Only what was never asked is refused outright.
 
 extension ExtensionProcess {
     /// Before a request: nothing may have arrived since the last reply. One
