@@ -10,17 +10,24 @@ import KBText
 ///
 /// Sized from ordinary use, with room to spare: one insertion of a 2 MiB document,
 /// 300,000 one-letter insertions in one action (consecutive insertions travel as one
-/// effect), a layout of 100,000 keys (about 5 MB on the wire, 12 MB decoded).
+/// effect), a layout of 100,000 keys (about 5 MB on the wire, 40 MB in the host).
 public enum WireLimits {
     /// The most effects one reply carries (consecutive insertions count as one).
     public static let maximumEffects = 65_536
     /// The most bytes one call's effects take on the wire.
     public static let maximumEffectBytes = 8 << 20
-    /// The most memory the host spends holding one reply's decoded effects, as
-    /// `ByteReader` counts it: each effect, layout row and key at its in-memory size,
-    /// each string longer than 15 bytes (shorter ones live inline) at its UTF-8 size
-    /// plus `stringOverhead`.
-    public static let maximumEffectMemory = 32 << 20
+    /// The most memory the host spends on one reply's effects, as `ByteReader`
+    /// counts it while it decodes them: each effect and layout row at its in-memory
+    /// size, each key at `keyCost`, each string longer than 15 bytes (shorter ones
+    /// live inline) at its UTF-8 size plus `stringOverhead`, and a key's identifier
+    /// twice (the host's index copies it).
+    public static let maximumEffectMemory = 48 << 20
+    /// What a key costs the host: decoded (a `WireKey`, 120 bytes), then again as
+    /// the host's own layout (KBHost's `KeyboardLayout.Key`) and its two entries
+    /// in that layout's index by label and identifier (KBHostTests checks that
+    /// these fit). Measured: a layout of 100,000 keys raises `kbhost type`'s
+    /// peak RSS by 39 MB over typing one key, frame included; it is counted as 40 MB.
+    public static let keyCost = 400
     /// Header and terminator of a string's heap storage.
     public static let stringOverhead = 33
     /// The longest string Swift keeps inline, without heap storage (UTF-8 bytes).
@@ -33,6 +40,10 @@ public enum WireLimits {
     public static func stringCost(_ utf8Count: Int) -> Int {
         utf8Count > inlineStringBytes ? utf8Count + stringOverhead : 0
     }
+
+    /// The index entry "id:IDENTIFIER" the host makes for a key (a string of its own when long).
+    @inlinable
+    public static func identifierIndexCost(_ utf8Count: Int) -> Int { stringCost(utf8Count + 3) }
 
     /// What an array of `count` elements of `stride` bytes costs the host once decoded.
     @inlinable
@@ -66,9 +77,10 @@ public enum WireLimits {
                 memory += arrayCost(layout.rows.count, stride: MemoryLayout<[WireKey]>.stride)
                 for row in layout.rows {
                     bytes += 4
-                    memory += arrayCost(row.count, stride: MemoryLayout<WireKey>.stride)
+                    memory += arrayCost(row.count, stride: keyCost)
                     for key in row {
                         string(key.identifier); string(key.label)
+                        memory += identifierIndexCost(key.identifier.utf8.count)
                         bytes += 1 + 8 + 4 + 1
                         for action in [key.action, key.touchDownAction, key.longPressAction, key.doubleTapAction] {
                             if let action { string(action) }

@@ -309,11 +309,13 @@ extension ByteReader {
         rows.reserveCapacity(rowCount)
         for _ in 0..<rowCount {
             let keyCount = try count("layout keys", minimumSize: 22)
-            try charge(WireLimits.arrayCost(keyCount, stride: MemoryLayout<WireKey>.stride))
+            try charge(WireLimits.arrayCost(keyCount, stride: WireLimits.keyCost))
             var row: [WireKey] = []
             row.reserveCapacity(keyCount)
             for _ in 0..<keyCount {
-                let key = WireKey(identifier: try string("key identifier"), label: try string("key label"),
+                let identifier = try string("key identifier")
+                try charge(WireLimits.identifierIndexCost(identifier.utf8.count))
+                let key = WireKey(identifier: identifier, label: try string("key label"),
                                   role: try enumCase(KeyRole.self, "key role"), width: try double("key width"),
                                   action: try optionalString("key action"),
                                   touchDownAction: try optionalString("touch-down action"),

@@ -95,6 +95,18 @@ struct WireLimitTests {
         #expect(session.document.text == "k99999k0")
     }
 
+    @Test func aLayoutNearTheMemoryLimitTravelsAndOneOverItFailsNamingIt() throws {
+        let near = try Fixtures.session(Fixtures.fault("BudgetLayoutOnKey"), eventMs: 10_000)
+        try near.tap("boom")
+        try near.tap("k119999")
+        #expect(near.document.text == "k119999")
+        let over = try Fixtures.session(Fixtures.fault("HugeLayoutOnKey"), eventMs: 10_000)
+        #expect(throws: SessionError.self) { try over.tap("boom") }
+        let failure = try #require(over.failure)
+        #expect(failure.kind == "limit", "\(failure)")
+        #expect(failure.description.contains("at most 48.0 MiB (KBH_MAX_CALL_MEMORY)"), "\(failure)")
+    }
+
     @Test func largeEditsTravelThroughTheCLI() throws {
         let r = try type("BigInsertOnKey", ["1", "boom"])
         #expect(r.status == 0, "\(r.err)")

@@ -123,16 +123,14 @@ static void boom_big_insert(wire_fault *self, const kbh_selector_v1 *cmd) {
     free(text);
 }
 
-/* Legal and large: a layout of 100,000 keys in 100 rows, labelled k0 … k99999,
-   each typing its label. */
-static void boom_big_layout(wire_fault *self, const kbh_selector_v1 *cmd) {
-    counted(self, cmd);
-    enum { ROWS = 100, PER_ROW = 1000 };
-    kbh_key_spec_v1 *keys = calloc(ROWS * PER_ROW, sizeof *keys);
-    char *labels = malloc(ROWS * PER_ROW * 8);
-    kbh_row_spec_v1 rows[ROWS];
-    if (!keys || !labels) { free(keys); free(labels); return; }
-    for (int i = 0; i < ROWS * PER_ROW; i++) {
+/* A layout of `rows` rows of 1,000 keys, labelled k0, k1…, each typing its label. */
+static void set_big_layout(wire_fault *self, int row_count) {
+    enum { PER_ROW = 1000 };
+    kbh_key_spec_v1 *keys = calloc((size_t)row_count * PER_ROW, sizeof *keys);
+    char *labels = malloc((size_t)row_count * PER_ROW * 8);
+    kbh_row_spec_v1 *rows = calloc((size_t)row_count, sizeof *rows);
+    if (!keys || !labels || !rows) { free(keys); free(labels); free(rows); return; }
+    for (int i = 0; i < row_count * PER_ROW; i++) {
         char *label = labels + i * 8;
         int n = i, digits = 0;
         char reversed[8];
@@ -142,12 +140,17 @@ static void boom_big_layout(wire_fault *self, const kbh_selector_v1 *cmd) {
         label[1 + digits] = 0;
         keys[i] = (kbh_key_spec_v1){.label = label, .action = "insertLabel:"};
     }
-    for (int r = 0; r < ROWS; r++) rows[r] = (kbh_row_spec_v1){keys + r * PER_ROW, PER_ROW};
-    kbh_layout_v1 layout = {.rows = rows, .row_count = ROWS};
+    for (int r = 0; r < row_count; r++) rows[r] = (kbh_row_spec_v1){keys + r * PER_ROW, PER_ROW};
+    kbh_layout_v1 layout = {.rows = rows, .row_count = (uint32_t)row_count};
     self->host->set_layout(self->host->ctx, &layout);
     free(keys);
     free(labels);
+    free(rows);
 }
+/* Legal and large: 100,000 keys; 120,000 (near KBH_MAX_CALL_MEMORY); and over it, 130,000. */
+static void boom_big_layout(wire_fault *self, const kbh_selector_v1 *cmd) { counted(self, cmd); set_big_layout(self, 100); }
+static void boom_budget_layout(wire_fault *self, const kbh_selector_v1 *cmd) { counted(self, cmd); set_big_layout(self, 120); }
+static void boom_huge_layout(wire_fault *self, const kbh_selector_v1 *cmd) { counted(self, cmd); set_big_layout(self, 130); }
 
 #define WIRE_CLASS(cls, boom_imp)                                              \
     static const kbh_selector_v1 cls##_selectors[] = {                         \
@@ -173,10 +176,12 @@ WIRE_CLASS(TinyEffectsFrameOnKey, boom_tiny_effects_frame)
 WIRE_CLASS(ClickFloodOnKey, boom_click_flood)
 WIRE_CLASS(BigInsertOnKey, boom_big_insert)
 WIRE_CLASS(BigLayoutOnKey, boom_big_layout)
+WIRE_CLASS(BudgetLayoutOnKey, boom_budget_layout)
+WIRE_CLASS(HugeLayoutOnKey, boom_huge_layout)
 
 /* The classes above, for faults.c's plugin description (not exported). */
 __attribute__((visibility("hidden"))) const kbh_class_v1 *const kbh_wire_fault_classes[] = {
     &RepliesAheadOnKey_class, &TinyEffectsFrameOnKey_class, &ClickFloodOnKey_class,
-    &BigInsertOnKey_class, &BigLayoutOnKey_class,
+    &BigInsertOnKey_class, &BigLayoutOnKey_class, &BudgetLayoutOnKey_class, &HugeLayoutOnKey_class,
 };
 __attribute__((visibility("hidden"))) const size_t kbh_wire_fault_class_count = sizeof kbh_wire_fault_classes / sizeof kbh_wire_fault_classes[0];
