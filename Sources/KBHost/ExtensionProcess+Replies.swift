@@ -1,73 +1,88 @@
-import KBSystem
 import KBWire
 
 // MARK: Replies: accepted only for the call outstanding
 
 // A worker answers each request with exactly one reply, in one frame, and never
 // speaks unasked. The keyboard's plugin runs in the worker's process and can
-// write to the channel itself, so it could write replies ahead of time, numbered
-// for calls not yet made, for them to be taken as the answers to those calls.
-// The host takes a reply only for the request outstanding, and refuses anything
-// else the moment it sees it: bytes that arrived while nothing was asked, a reply
-// to another call, and anything after the last reply it waits for.
+// write to the channel itself: it could write replies ahead of time, numbered
+// for calls not yet made, to be taken as the answers to those calls.
 //
-// What this cannot tell: within a pipelined batch (`requestAll`) every request is
-// outstanding from the moment the batch is written, so a plugin may answer later
-// calls of its own batch before the worker reaches them; the surplus shows after
-// the batch's last reply, and the keyboard ends then. Nothing in-band could do
-// better: the plugin shares the worker's memory, so it can forge whatever the worker
-// would send. Only what was never asked is refused outright.
+// So a call's number on the wire is not just its number: its high 32 bits are a
+// keyed hash of it (a key of this process's, drawn at random; Swift's Hasher is
+// SipHash with a random seed). The worker echoes the number it was sent; nothing
+// in its process can compute a later call's before the host sends it. A reply
+// written ahead of its call cannot carry that call's number, and is refused the
+// moment it is read, before anything of it is applied, without a system call. A
+// reply to an earlier call, a second reply, and anything after the last reply the
+// host waits for are refused too.
+//
+// What this cannot tell: within a pipelined batch (`requestAll`) the worker holds
+// every request of the batch at once, so a plugin that reads its process's memory
+// can answer later calls of the batch before the worker reaches them; the surplus
+// shows after the batch's last reply, and the keyboard ends then.
 
 extension ExtensionProcess {
-    /// Before a request: nothing may have arrived since the last reply. One
-    /// non-blocking receive, which finds nothing on the fast path.
+    /// A call's number as sent on the wire: the number in the low 32 bits, a
+    /// keyed hash of it in the high 32.
+    func wireNumber(_ call: UInt64) -> UInt64 {
+        var hasher = Hasher()
+        hasher.combine(callKey)
+        hasher.combine(call)
+        return UInt64(UInt32(truncatingIfNeeded: hasher.finalize())) << 32 | call & 0xFFFF_FFFF
+    }
+
+    /// The request as sent: a delivery carries its call's wire number.
+    func sealed(_ request: HostMessage) -> HostMessage {
+        guard case .deliver(var delivery) = request else { return request }
+        delivery.sequence = wireNumber(delivery.sequence)
+        return .deliver(delivery)
+    }
+
+    /// Before a request: nothing may be left over from the last exchange.
     func refuseUnasked(phase: () -> String) throws(KeyboardFailure) {
-        if reader.pendingByteCount == 0 {
-            let n: Int?
-            do {
-                n = try readBuffer.withUnsafeMutableBytes { (b) throws(SystemError) in
-                    try Sys.receive(socket, into: b, waiting: false)
-                }
-            } catch {
-                throw end(phase: phase(), .io("\(error)"), preferExit: true)
-            }
-            guard let n else { throw end(phase: phase(), .io("the channel closed"), preferExit: true) }
-            guard n > 0 else { return }
-            readBuffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
-        }
+        guard reader.pendingByteCount > 0 else { return }
         let (what, bytes) = unasked()
         throw end(phase: phase(), .protocolViolation("replied ahead: it sent \(what) while no call was outstanding (\(bytes) bytes unasked)"))
     }
 
-    /// A reply must answer its request (a delivery's by its sequence number);
-    /// after the `last` reply the host waits for, nothing more may have arrived.
-    func verify(_ reply: WorkerMessage, answers request: HostMessage, last: Bool, phase: () -> String) throws(KeyboardFailure) {
-        let matches = switch (request, reply) {
-        case (.hello, .hello), (.load, .loaded): true
-        case (.deliver(let delivery), .done(let sequence, _)): sequence == delivery.sequence
-        default: false
-        }
-        guard matches else {
-            throw end(phase: phase(), .protocolViolation("answered \(Self.name(request)) with \(Self.name(reply))"))
+    /// The reply if it answers its request, a delivery's with the call's own number
+    /// back; after the `last` reply the host waits for, nothing more may have arrived.
+    func accept(_ reply: WorkerMessage, answering request: HostMessage, last: Bool,
+                phase: () -> String) throws(KeyboardFailure) -> WorkerMessage {
+        let accepted: WorkerMessage
+        switch (request, reply) {
+        case (.hello, .hello), (.load, .loaded):
+            accepted = reply
+        case (.deliver(let delivery), .done(let number, let effects)) where number == wireNumber(delivery.sequence):
+            accepted = .done(sequence: delivery.sequence, effects: effects)
+        case (.deliver(let delivery), .done(let number, _)) where !isGenuine(number):
+            throw end(phase: phase(), .protocolViolation(
+                "replied ahead: it answered call \(delivery.sequence) with a reply numbered \(number), a number the host never gave out (written before the call was asked)"))
+        default:
+            throw end(phase: phase(), .protocolViolation("answered \(name(request)) with \(name(reply))"))
         }
         if last && reader.pendingByteCount > 0 {
             let (what, bytes) = unasked()
             throw end(phase: phase(), .protocolViolation(
-                "replied ahead: its answer to \(Self.name(request)) came with \(what), which had not been asked (\(bytes) bytes unasked)"))
+                "replied ahead: its answer to \(name(request)) came with \(what), which had not been asked (\(bytes) bytes unasked)"))
         }
+        return accepted
     }
+
+    /// Whether a number on the wire is one the host gave a call.
+    private func isGenuine(_ number: UInt64) -> Bool { number == wireNumber(number & 0xFFFF_FFFF) }
 
     /// What the bytes nobody asked for hold (the first whole message, named), and how many there are so far.
     private func unasked() -> (what: String, bytes: Int) {
         var copy = reader
         let bytes = reader.pendingByteCount
         if let frame = try? copy.nextFrame(), let message = try? WorkerMessage.decode(frame) {
-            return (Self.name(message), bytes)
+            return (name(message), bytes)
         }
         return ("bytes that are not a whole message", bytes)
     }
 
-    static func name(_ message: HostMessage) -> String {
+    private func name(_ message: HostMessage) -> String {
         switch message {
         case .hello: "hello"
         case .load: "load"
@@ -76,11 +91,12 @@ extension ExtensionProcess {
         }
     }
 
-    static func name(_ message: WorkerMessage) -> String {
+    private func name(_ message: WorkerMessage) -> String {
         switch message {
         case .hello: "a hello"
         case .loaded: "a load reply"
-        case .done(let sequence, _): "a reply to call \(sequence)"
+        case .done(let number, _) where isGenuine(number): "another reply to call \(number & 0xFFFF_FFFF)"
+        case .done(let number, _): "a reply numbered \(number), a number the host never gave out"
         case .failure: "a failure"
         }
     }

@@ -43,11 +43,13 @@ public final class ExtensionProcess {
     /// A pidfd of the keyboard's process when it is not the spawned one.
     private var keyboardPidfd: Int32
     public private(set) var configuration: Configuration
-    let socket: Int32
+    private let socket: Int32
     private let pidfd: Int32
     private let output: Int32
     var reader = FrameReader()
-    var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// The key of the calls' numbers on the wire (see ExtensionProcess+Replies).
+    let callKey = UInt64.random(in: .min ... .max)
     private var outputTail: [UInt8] = []
     /// The socket's SO_RCVTIMEO as last set (ms).
     private var receiveTimeout = -1
@@ -204,13 +206,13 @@ public final class ExtensionProcess {
 
     /// Sends one request and waits for its one reply. A `.failure` reply, an
     /// exit, a missed deadline, a malformed frame or anything but one reply to
-    /// this request (see `refuseUnasked`) all end the worker and throw.
+    /// this request (see `accept`) all end the worker and throw.
     public func request(_ message: HostMessage, phase: @autoclosure () -> String,
                         deadlineMilliseconds: Int? = nil) throws(KeyboardFailure) -> WorkerMessage {
         guard termination == nil else { throw end(phase: phase(), .io("the extension process has already ended")) }
         try refuseUnasked(phase: phase)
         do {
-            try Sys.sendAll(socket, message.encodedFrame())
+            try Sys.sendAll(socket, sealed(message).encodedFrame())
         } catch {
             throw end(phase: phase(), .io("\(error)"), preferExit: true)
         }
@@ -218,8 +220,7 @@ public final class ExtensionProcess {
         if case .failure(let f) = reply {
             throw end(phase: phase(), .loadFailed(f.kind, f.message))
         }
-        try verify(reply, answers: message, last: true, phase: phase)
-        return reply
+        return try accept(reply, answering: message, last: true, phase: phase)
     }
 
     /// Pipelining: sends several requests in one write, then hands each reply,
@@ -231,7 +232,7 @@ public final class ExtensionProcess {
         guard termination == nil else { throw end(phase: phase(), .io("the extension process has already ended")) }
         try refuseUnasked(phase: phase)
         var bytes: [UInt8] = []
-        for message in messages { bytes += message.encodedFrame() }
+        for message in messages { bytes += sealed(message).encodedFrame() }
         do {
             try Sys.sendAll(socket, bytes)
         } catch {
@@ -240,8 +241,7 @@ public final class ExtensionProcess {
         for i in messages.indices {
             let reply = try receive(phase: phase, deadlineMilliseconds: configuration.eventDeadlineMilliseconds)
             if case .failure(let f) = reply { throw end(phase: phase(), .loadFailed(f.kind, f.message)) }
-            try verify(reply, answers: messages[i], last: i == messages.count - 1, phase: phase)
-            try handle(i, reply)
+            try handle(i, try accept(reply, answering: messages[i], last: i == messages.count - 1, phase: phase))
         }
     }
 

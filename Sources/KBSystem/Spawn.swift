@@ -108,11 +108,9 @@ extension Sys {
     }
 
     /// One blocking receive: the byte count, 0 when SO_RCVTIMEO expired, nil at end of file.
-    /// With `waiting: false`, only what has already arrived (0: nothing).
-    public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, waiting: Bool = true) throws(SystemError) -> Int? {
-        let flags = waiting ? 0 : Int32(MSG_DONTWAIT)
+    public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
         while true {
-            let n = recv(fd, buffer.baseAddress, buffer.count, flags)
+            let n = recv(fd, buffer.baseAddress, buffer.count, 0)
             if n > 0 { return n }
             if n == 0 { return nil }
             let e = Glibc.errno

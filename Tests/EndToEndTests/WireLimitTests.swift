@@ -24,7 +24,20 @@ struct WireLimitTests {
         #expect(r.status == 4, "\(r.out) \(r.err)")
         #expect(r.out == "1\n", "the text is what the keys typed, no forged F")
         #expect(r.err.contains("during key 'boom'"), "\(r.err)")
-        #expect(r.err.contains("replied ahead: its answer to call 5 came with a reply to call 6, which had not been asked"), "\(r.err)")
+        #expect(r.err.contains("replied ahead: it answered call 5 with a reply numbered 5, a number the host never gave out"), "\(r.err)")
+    }
+
+    @Test func repliesWrittenWhileNoCallIsOutstandingAreRefusedAtTheNextCall() throws {
+        // After answering "boom" normally, a thread of the plugin writes replies for the next calls.
+        let session = try Fixtures.session(Fixtures.fault("RepliesWhileIdleOnKey"), text: "kept ")
+        try session.tap("boom")
+        usleep(400_000)
+        #expect(throws: SessionError.self) { try session.tap("1") }
+        let failure = try #require(session.failure)
+        #expect(failure.kind == "protocol", "\(failure)")
+        #expect(failure.description.contains("replied ahead: it answered call 5 with a reply numbered 5, a number the host never gave out"), "\(failure)")
+        #expect(failure.phase == "key '1'")
+        #expect(session.document.text == "kept ", "no forged F")
     }
 
     @Test func aReplyAheadIsRefusedInAPipelinedBatchToo() throws {

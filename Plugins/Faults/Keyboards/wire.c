@@ -5,6 +5,7 @@
    host numbers deliveries 1, 2, 3… from viewDidLoad on, one per call. */
 #define _GNU_SOURCE
 #include <kbhost_keyboard.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -87,6 +88,23 @@ static void boom_replies_ahead(wire_fault *self, const kbh_selector_v1 *cmd) {
     for (uint64_t i = 1; i <= AHEAD; i++) n += done_frame(frames + n, self->calls + i, "F");
     write_all(frames, n);
     free(frames);
+}
+
+/* Answers this call as the worker does, then, from a thread, 100 ms later, while
+   no call is outstanding, writes replies for the next 10 calls, each typing "F". */
+static void *write_replies_later(void *arg) {
+    uint64_t next = (uint64_t)(uintptr_t)arg;
+    usleep(100 * 1000);
+    unsigned char frames[10 * 32];
+    size_t n = 0;
+    for (uint64_t i = 0; i < 10; i++) n += done_frame(frames + n, next + i, "F");
+    write_all(frames, n);
+    return NULL;
+}
+static void boom_replies_while_idle(wire_fault *self, const kbh_selector_v1 *cmd) {
+    counted(self, cmd);
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, write_replies_later, (void *)(uintptr_t)(self->calls + 1)) == 0) pthread_detach(thread);
 }
 
 /* One legal 1 MiB frame answering this call with 1,048,563 one-byte effects
@@ -172,6 +190,7 @@ static void boom_huge_layout(wire_fault *self, const kbh_selector_v1 *cmd) { cou
     };
 
 WIRE_CLASS(RepliesAheadOnKey, boom_replies_ahead)
+WIRE_CLASS(RepliesWhileIdleOnKey, boom_replies_while_idle)
 WIRE_CLASS(TinyEffectsFrameOnKey, boom_tiny_effects_frame)
 WIRE_CLASS(ClickFloodOnKey, boom_click_flood)
 WIRE_CLASS(BigInsertOnKey, boom_big_insert)
@@ -181,7 +200,7 @@ WIRE_CLASS(HugeLayoutOnKey, boom_huge_layout)
 
 /* The classes above, for faults.c's plugin description (not exported). */
 __attribute__((visibility("hidden"))) const kbh_class_v1 *const kbh_wire_fault_classes[] = {
-    &RepliesAheadOnKey_class, &TinyEffectsFrameOnKey_class, &ClickFloodOnKey_class,
+    &RepliesAheadOnKey_class, &RepliesWhileIdleOnKey_class, &TinyEffectsFrameOnKey_class, &ClickFloodOnKey_class,
     &BigInsertOnKey_class, &BigLayoutOnKey_class, &BudgetLayoutOnKey_class, &HugeLayoutOnKey_class,
 };
 __attribute__((visibility("hidden"))) const size_t kbh_wire_fault_class_count = sizeof kbh_wire_fault_classes / sizeof kbh_wire_fault_classes[0];
