@@ -61,6 +61,7 @@ public struct ByteReader {
     /// What they take so far.
     public private(set) var spent = 0
 
+    /// A reader of `bytes` whose decoded values may take at most `budget` bytes of memory.
     public init(_ bytes: [UInt8], budget: Int = .max) {
         self.bytes = bytes
         self.budget = budget

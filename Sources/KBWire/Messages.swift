@@ -35,7 +35,8 @@ public enum WorkerMessage: Hashable, Sendable {
     /// Reply to `load`: the class's selectors and what its initializer did.
     case loaded(LoadReply)
     /// Reply to `deliver`: what the keyboard did, in order; `sequence` is the
-    /// delivery's. Within `WireLimits` (consecutive insertions travel as one).
+    /// delivery's, echoed (the host makes it unpredictable: see KBHost's
+    /// ExtensionProcess). Within `WireLimits` (consecutive insertions travel as one).
     case done(sequence: UInt64, effects: [Effect])
     /// The one error reply. The worker exits after sending it.
     case failure(WorkerFailure)
