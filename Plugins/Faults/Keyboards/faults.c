@@ -294,6 +294,9 @@ static const kbh_class_v1 CrashOnTypedX_class = {
 
 extern const kbh_class_v1 CacheOnKey_class;  /* cache.c */
 extern const kbh_class_v1 MarkupLabels_class;  /* markup.c */
+extern const kbh_class_v1 RepliesAheadOnKey_class, RepliesWhileIdleOnKey_class, TinyEffectsFrameOnKey_class,
+    ClickFloodOnKey_class, BigInsertOnKey_class, BigLayoutOnKey_class, BudgetLayoutOnKey_class,
+    HugeLayoutOnKey_class;  /* wire.c */
 
 static const kbh_class_v1 *const classes[] = {
     &CrashInViewDidLoad_class, &HangInViewDidLoad_class, &HangInCreate_class, &BadLayoutAction_class,
@@ -302,6 +305,8 @@ static const kbh_class_v1 *const classes[] = {
     &SpikeOnKey_class, &LeakOnKey_class, &SharedMemoryOnKey_class, &CrashInTextWillChange_class,
     &FloodOnKey_class, &ForkOnKey_class, &CrashInAdvance_class, &ThreadsOnKey_class, &ForkThenExitOnKey_class, &CrashOnTypedX_class,
     &CacheOnKey_class, &MarkupLabels_class,
+    &RepliesAheadOnKey_class, &RepliesWhileIdleOnKey_class, &TinyEffectsFrameOnKey_class, &ClickFloodOnKey_class,
+    &BigInsertOnKey_class, &BigLayoutOnKey_class, &BudgetLayoutOnKey_class, &HugeLayoutOnKey_class,
 };
 
 static const kbh_plugin_v1 plugin = {
@@ -311,12 +316,7 @@ static const kbh_plugin_v1 plugin = {
     .class_count = sizeof classes / sizeof classes[0],
 };
 
-/* The wire's faults and large keyboards (wire.c). */
-extern const kbh_class_v1 *const kbh_wire_fault_classes[];
-extern const size_t kbh_wire_fault_class_count;
-#define WIRE_CLASSES_MAX 16
-
-static const kbh_class_v1 *all_classes[sizeof classes / sizeof classes[0] + 2 * (PHASES - 1) + WIRE_CLASSES_MAX];
+static const kbh_class_v1 *all_classes[sizeof classes / sizeof classes[0] + 2 * (PHASES - 1)];
 static kbh_plugin_v1 full_plugin;
 
 const kbh_plugin_v1 *kbhost_keyboard_plugin_v1(void) {
@@ -324,7 +324,6 @@ const kbh_plugin_v1 *kbhost_keyboard_plugin_v1(void) {
     size_t n = 0;
     for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) all_classes[n++] = classes[i];
     for (size_t i = 0; i < 2 * (PHASES - 1); i++) all_classes[n++] = &phase_classes[i];
-    for (size_t i = 0; i < kbh_wire_fault_class_count && i < WIRE_CLASSES_MAX; i++) all_classes[n++] = kbh_wire_fault_classes[i];
     full_plugin = plugin;
     full_plugin.classes = all_classes;
     full_plugin.class_count = (uint32_t)n;

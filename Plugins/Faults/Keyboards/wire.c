@@ -184,7 +184,7 @@ static void boom_huge_layout(wire_fault *self, const kbh_selector_v1 *cmd) { cou
         {"insertLabel:", "v@:@", (void *)wire_insert_label, NULL},             \
         {"boom", "v@:", (void *)(boom_imp), NULL},                             \
     };                                                                         \
-    static const kbh_class_v1 cls##_class = {                                  \
+    const kbh_class_v1 cls##_class = {                                         \
         .name = #cls, .create = wire_create, .selectors = cls##_selectors,     \
         .selector_count = sizeof cls##_selectors / sizeof cls##_selectors[0],  \
     };
@@ -197,10 +197,3 @@ WIRE_CLASS(BigInsertOnKey, boom_big_insert)
 WIRE_CLASS(BigLayoutOnKey, boom_big_layout)
 WIRE_CLASS(BudgetLayoutOnKey, boom_budget_layout)
 WIRE_CLASS(HugeLayoutOnKey, boom_huge_layout)
-
-/* The classes above, for faults.c's plugin description (not exported). */
-__attribute__((visibility("hidden"))) const kbh_class_v1 *const kbh_wire_fault_classes[] = {
-    &RepliesAheadOnKey_class, &RepliesWhileIdleOnKey_class, &TinyEffectsFrameOnKey_class, &ClickFloodOnKey_class,
-    &BigInsertOnKey_class, &BigLayoutOnKey_class, &BudgetLayoutOnKey_class, &HugeLayoutOnKey_class,
-};
-__attribute__((visibility("hidden"))) const size_t kbh_wire_fault_class_count = sizeof kbh_wire_fault_classes / sizeof kbh_wire_fault_classes[0];
