@@ -126,11 +126,18 @@ struct Channel {
     }
 
     func send(_ message: WorkerMessage) {
+        var frame = message.encodedFrame()
+        let size = frame.count - Framing.headerSize
+        let tooLarge = size > Framing.maximumFrameSize  // a frame the host would refuse: say why instead, and end
+        if tooLarge {
+            frame = WorkerMessage.failure(WorkerFailure(.overLimit, "the keyboard's reply of \(size) bytes is larger than the \(Framing.maximumFrameSize) bytes a frame may hold")).encodedFrame()
+        }
         do {
-            try Sys.sendAll(channelFD, message.encodedFrame())
+            try Sys.sendAll(channelFD, frame)
         } catch {
             fail("writing to the host: \(error)")
         }
+        if tooLarge { exit(66) }
     }
 }
 

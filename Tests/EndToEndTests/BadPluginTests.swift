@@ -148,11 +148,12 @@ struct DocumentOwnershipTests {
 
 @Suite("Floods and forks")
 struct FloodAndForkTests {
-    @Test func aFloodOfEditsEndsThatKeyboardNotTheHost() throws {
-        let session = try Fixtures.session(Fixtures.fault("FloodOnKey"), text: "kept", eventMs: 5000)
+    /// (300,000 insertions in one action are legal and travel as one: WireLimitTests.)
+    @Test func aFloodOfChangesEndsThatKeyboardNotTheHost() throws {
+        let session = try Fixtures.session(Fixtures.fault("ClickFloodOnKey"), text: "kept", eventMs: 5000)
         #expect(throws: SessionError.self) { try session.tap("boom") }
         let failure = try #require(session.failure)
-        #expect(failure.kind == "protocol", "\(failure)")
+        #expect(failure.kind == "limit", "\(failure)")
         #expect(session.document.text == "kept")
         let other = try Fixtures.session(try Fixtures.sample("dev.kbhost.NumberPad"))
         try other.tap("1")

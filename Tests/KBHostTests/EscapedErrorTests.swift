@@ -8,7 +8,7 @@ struct EscapedErrorTests {
                                       reason: .protocolViolation("bad\u{9B}"),
                                       stderrTail: "one\u{1B}]52;c;aGk=\u{7}\ntwo\rthree\tfour\n")
         #expect(failure.description == """
-            keyboard dev.example.K failed during key '\\u{1B}[2J\\n': sent a malformed message (bad\\u{9B}) and was ended
+            keyboard dev.example.K failed during key '\\u{1B}[2J\\n': broke the wire protocol and was ended: bad\\u{9B}
               its output ended with:
                 one\\u{1B}]52;c;aGk=\\u{7}
                 two\\rthree\\tfour

@@ -42,4 +42,13 @@ struct KeyRoleMappingTests {
     @Test func everyWireRoleHasAHostRole() {
         #expect(Set(KeyRole.allCases.map { KeyboardLayout.Key.Role($0).rawValue }) == Set(KeyRole.allCases.map { "\($0)" }))
     }
+
+    /// WireLimits charges a key its wire struct decoded, then the host's own key and its two
+    /// index entries (label, "id:" identifier): those must fit in what it charges.
+    @Test func theHostsCopyOfAKeyFitsWhatTheWireLimitsCharge() {
+        // A dictionary entry: its key and value, in a table half full on average (3/8 to 3/4).
+        let entry = (MemoryLayout<String>.stride + MemoryLayout<KeyNaming.Position>.stride) * 2
+        let host = MemoryLayout<WireKey>.stride + MemoryLayout<KeyboardLayout.Key>.stride + 2 * entry
+        #expect(host <= WireLimits.keyCost, "WireKey \(MemoryLayout<WireKey>.stride) B, Key \(MemoryLayout<KeyboardLayout.Key>.stride) B, 2 entries of \(entry) B")
+    }
 }

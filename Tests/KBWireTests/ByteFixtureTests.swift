@@ -12,9 +12,9 @@ struct ByteFixtureTests {
     /// `.deliver(sequence: 1, no facts, no window, call)` with the call's bytes spelled out.
     func deliver(_ callBytes: [UInt8]) -> [UInt8] { [3] + le64(1) + [0, 0] + callBytes }
 
-    @Test("Versions are 2 (protocol: sandbox, lexicon, pasteboard) and 1 (ABI: the host table only grew)")
+    @Test("Versions are 3 (protocol: the overLimit failure, replies bounded) and 1 (ABI: the host table only grew)")
     func versions() {
-        #expect(WireVersion.protocolVersion == 2)
+        #expect(WireVersion.protocolVersion == 3)
         #expect(WireVersion.abiVersion == 1)
     }
 
@@ -89,9 +89,10 @@ struct ByteFixtureTests {
         #expect(TextInputCallback.selectionDidChange.selector == "selectionDidChange:")
         #expect(KeyEvent.Kind.allCases.map(\.rawValue) == [0, 1, 2, 3, 4])
         #expect(KeyRole.allCases.map(\.rawValue) == Array(0...7))
-        #expect(WorkerFailure.Kind.allCases.map(\.rawValue) == Array(0...9))
+        #expect(WorkerFailure.Kind.allCases.map(\.rawValue) == Array(0...10))
         #expect(WorkerFailure.Kind.createFailed.rawValue == 8)
         #expect(WorkerFailure.Kind.sandbox.rawValue == 9)
+        #expect(WorkerFailure.Kind.overLimit.rawValue == 10)
     }
 
     @Test("WorkerMessage.hello carries the pid as a little-endian Int32")
@@ -174,6 +175,6 @@ struct ByteFixtureTests {
         Framing.appendFrame([], to: &empty)
         #expect(empty == [0, 0, 0, 0])
         #expect(Framing.headerSize == 4)
-        #expect(Framing.maximumFrameSize == 1 << 20)
+        #expect(Framing.maximumFrameSize == 9 << 20, "KBH_MAX_CALL_BYTES and 1 MiB for the rest of a message")
     }
 }

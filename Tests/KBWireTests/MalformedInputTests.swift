@@ -60,8 +60,8 @@ struct MalformedInputTests {
         #expect(throws: WireError.invalidTag(type: "effect", tag: 0)) { try WorkerMessage.decode(done(le32(1) + [0])) }
         #expect(throws: WireError.invalidTag(type: "edit", tag: 6)) { try WorkerMessage.decode(done(le32(1) + [1, 6])) }
         #expect(throws: WireError.invalidTag(type: "key role", tag: 8)) { try WorkerMessage.decode(layoutKey(key(role: 8))) }
-        #expect(throws: WireError.invalidTag(type: "failure kind", tag: 10)) {
-            try WorkerMessage.decode([4, 10] + utf8String("x"))
+        #expect(throws: WireError.invalidTag(type: "failure kind", tag: 11)) {
+            try WorkerMessage.decode([4, 11] + utf8String("x"))
         }
     }
 

@@ -294,6 +294,9 @@ static const kbh_class_v1 CrashOnTypedX_class = {
 
 extern const kbh_class_v1 CacheOnKey_class;  /* cache.c */
 extern const kbh_class_v1 MarkupLabels_class;  /* markup.c */
+extern const kbh_class_v1 RepliesAheadOnKey_class, RepliesWhileIdleOnKey_class, TinyEffectsFrameOnKey_class,
+    ClickFloodOnKey_class, BigInsertOnKey_class, BigLayoutOnKey_class, BudgetLayoutOnKey_class,
+    HugeLayoutOnKey_class;  /* wire.c */
 
 static const kbh_class_v1 *const classes[] = {
     &CrashInViewDidLoad_class, &HangInViewDidLoad_class, &HangInCreate_class, &BadLayoutAction_class,
@@ -302,6 +305,8 @@ static const kbh_class_v1 *const classes[] = {
     &SpikeOnKey_class, &LeakOnKey_class, &SharedMemoryOnKey_class, &CrashInTextWillChange_class,
     &FloodOnKey_class, &ForkOnKey_class, &CrashInAdvance_class, &ThreadsOnKey_class, &ForkThenExitOnKey_class, &CrashOnTypedX_class,
     &CacheOnKey_class, &MarkupLabels_class,
+    &RepliesAheadOnKey_class, &RepliesWhileIdleOnKey_class, &TinyEffectsFrameOnKey_class, &ClickFloodOnKey_class,
+    &BigInsertOnKey_class, &BigLayoutOnKey_class, &BudgetLayoutOnKey_class, &HugeLayoutOnKey_class,
 };
 
 static const kbh_plugin_v1 plugin = {

@@ -112,11 +112,15 @@ public final class ExtensionRuntime {
         }
     }
 
-    /// The effects of the call that just returned, or the failure it caused.
+    /// The effects of the call that just returned, or the failure it caused:
+    /// also when they are more than one reply may carry (`WireLimits`).
     private func takeEffects() throws(WorkerFailure) -> [Effect] {
         if let failure = services.failure { throw failure }
         let effects = services.effects
         services.effects.removeAll(keepingCapacity: true)
+        if let violation = WireLimits.violation(effects) {
+            throw WorkerFailure(.overLimit, "class \(services.className): \(violation)")
+        }
         return effects
     }
 }

@@ -63,9 +63,9 @@ public final class WorkerServices {
             guard let out else { return }
             out.pointee = cTraits(services(ctx).facts.traits)
         }
-        table.pointee.advance_to_next_input_mode = { ctx in services(ctx).effects.append(.advanceToNextInputMode) }
-        table.pointee.dismiss_keyboard = { ctx in services(ctx).effects.append(.dismissKeyboard) }
-        table.pointee.play_input_click = { ctx in services(ctx).effects.append(.playInputClick) }
+        table.pointee.advance_to_next_input_mode = { ctx in services(ctx).record(.advanceToNextInputMode) }
+        table.pointee.dismiss_keyboard = { ctx in services(ctx).record(.dismissKeyboard) }
+        table.pointee.play_input_click = { ctx in services(ctx).record(.playInputClick) }
         table.pointee.needs_input_mode_switch_key = { ctx in services(ctx).facts.needsInputModeSwitchKey }
         table.pointee.has_full_access = { ctx in services(ctx).facts.hasFullAccess }
         table.pointee.primary_language = { ctx in services(ctx).lend(5, services(ctx).facts.primaryLanguage) }
@@ -80,10 +80,10 @@ public final class WorkerServices {
             let s = services(ctx)
             let display = text.map { String(cString: $0) } ?? ""
             s.layout.display = display
-            s.effects.append(.setDisplay(display))
+            s.record(.setDisplay(display))
         }
         table.pointee.log = { ctx, level, text in
-            services(ctx).effects.append(.log(level: UInt8(clamping: max(0, level)), message: text.map { String(cString: $0) } ?? ""))
+            services(ctx).record(.log(level: UInt8(clamping: max(0, level)), message: text.map { String(cString: $0) } ?? ""))
         }
         table.pointee.supplementary_lexicon = { ctx in
             services(ctx).lend(7, services(ctx).facts.lexicon.map { "\($0.userInput)\t\($0.documentText)" }.joined(separator: "\n"))
@@ -108,13 +108,13 @@ public final class WorkerServices {
             guard s.requireFullAccess("writing the pasteboard") else { return EPERM }
             let value = text.map { String(cString: $0) } ?? ""
             s.facts.pasteboard = value.isEmpty ? nil : value
-            s.effects.append(.setPasteboard(value))
+            s.record(.setPasteboard(value))
             return 0
         }
         table.pointee.play_sound = { ctx, name in
             let s = services(ctx)
             guard s.requireFullAccess("playing a sound other than the input click") else { return EPERM }
-            s.effects.append(.playSound(name.map { String(cString: $0) } ?? ""))
+            s.record(.playSound(name.map { String(cString: $0) } ?? ""))
             return 0
         }
         table.pointee.last_error = { ctx in services(ctx).lend(11, services(ctx).lastError) }
@@ -218,7 +218,26 @@ public final class WorkerServices {
 
     func edit(_ edit: TextEdit) {
         edit.apply(to: &mirror.buffer)
-        effects.append(.edit(edit))
+        record(.edit(edit))
+    }
+
+    /// Records an effect for the reply. Consecutive insertions become one (the
+    /// document cannot tell them apart), so that a keyboard that inserts 300,000
+    /// letters in one action sends one effect. Past `WireLimits.maximumEffects` the
+    /// call has failed: nothing more is kept.
+    func record(_ effect: Effect) {
+        if case .edit(.insertText(let added)) = effect, case .edit(.insertText(var text))? = effects.last {
+            effects.removeLast()  // `text` is now the only reference: the append below is in place
+            text += added
+            effects.append(.edit(.insertText(text)))
+            return
+        }
+        guard effects.count < WireLimits.maximumEffects else {
+            failure = failure ?? WorkerFailure(.overLimit, "class \(className): "
+                + "made more than \(WireLimits.maximumEffects) changes in one call; one call may make at most \(WireLimits.maximumEffects) (KBH_MAX_CALL_EFFECTS)")
+            return
+        }
+        effects.append(effect)
     }
 
     private func lend(_ slot: Int, _ value: String?) -> UnsafePointer<CChar>? {
@@ -253,7 +272,7 @@ public final class WorkerServices {
         layout = WireLayout(display: c.pointee.display.map { String(cString: $0) } ?? "", rows: rows)
         for row in keyStrings { for k in row { free(k.identifier); free(k.label) } }
         keyStrings = layout.rows.map { $0.map { (strdup($0.identifier)!, strdup($0.label)!) } }
-        effects.append(.setLayout(layout))
+        record(.setLayout(layout))
     }
 }
 

@@ -46,8 +46,10 @@ public final class ExtensionProcess {
     private let socket: Int32
     private let pidfd: Int32
     private let output: Int32
-    private var reader = FrameReader()
+    var reader = FrameReader()
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// The key of the calls' numbers on the wire (see ExtensionProcess+Replies).
+    let callKey = UInt64.random(in: .min ... .max)
     private var outputTail: [UInt8] = []
     /// The socket's SO_RCVTIMEO as last set (ms).
     private var receiveTimeout = -1
@@ -203,12 +205,14 @@ public final class ExtensionProcess {
     }
 
     /// Sends one request and waits for its one reply. A `.failure` reply, an
-    /// exit, a missed deadline or a malformed frame all end the worker and throw.
+    /// exit, a missed deadline, a malformed frame or anything but one reply to
+    /// this request (see `accept`) all end the worker and throw.
     public func request(_ message: HostMessage, phase: @autoclosure () -> String,
                         deadlineMilliseconds: Int? = nil) throws(KeyboardFailure) -> WorkerMessage {
         guard termination == nil else { throw end(phase: phase(), .io("the extension process has already ended")) }
+        try refuseUnasked(phase: phase)
         do {
-            try Sys.sendAll(socket, message.encodedFrame())
+            try Sys.sendAll(socket, sealed(message).encodedFrame())
         } catch {
             throw end(phase: phase(), .io("\(error)"), preferExit: true)
         }
@@ -216,17 +220,19 @@ public final class ExtensionProcess {
         if case .failure(let f) = reply {
             throw end(phase: phase(), .loadFailed(f.kind, f.message))
         }
-        return reply
+        return try accept(reply, answering: message, last: true, phase: phase)
     }
 
     /// Pipelining: sends several requests in one write, then hands each reply,
     /// in order, to `handle`. The worker answers them one by one; if it dies
     /// part way, the replies it sent are still handed over before the failure.
+    /// Each reply must answer its own request, and nothing may follow the last.
     public func requestAll(_ messages: [HostMessage], phase: @autoclosure () -> String,
                            handle: (Int, WorkerMessage) throws(KeyboardFailure) -> Void) throws(KeyboardFailure) {
         guard termination == nil else { throw end(phase: phase(), .io("the extension process has already ended")) }
+        try refuseUnasked(phase: phase)
         var bytes: [UInt8] = []
-        for message in messages { bytes += message.encodedFrame() }
+        for message in messages { bytes += sealed(message).encodedFrame() }
         do {
             try Sys.sendAll(socket, bytes)
         } catch {
@@ -235,7 +241,7 @@ public final class ExtensionProcess {
         for i in messages.indices {
             let reply = try receive(phase: phase, deadlineMilliseconds: configuration.eventDeadlineMilliseconds)
             if case .failure(let f) = reply { throw end(phase: phase(), .loadFailed(f.kind, f.message)) }
-            try handle(i, reply)
+            try handle(i, try accept(reply, answering: messages[i], last: i == messages.count - 1, phase: phase))
         }
     }
 
@@ -307,7 +313,7 @@ public final class ExtensionProcess {
 
     /// Ends the worker and builds the failure. With `preferExit`, a process
     /// that has ended by itself is reported by how it ended (signal or status).
-    private func end(phase: @autoclosure () -> String, _ reason: KeyboardFailure.Reason, preferExit: Bool = false) -> KeyboardFailure {
+    func end(phase: @autoclosure () -> String, _ reason: KeyboardFailure.Reason, preferExit: Bool = false) -> KeyboardFailure {
         var finalReason = reason
         if termination == nil {
             if preferExit {

@@ -16,7 +16,7 @@ public struct KeyboardFailure: Error, Hashable, Sendable, CustomStringConvertibl
         case memoryExceeded(MemoryKill)
         /// Did not answer within the deadline; the host killed it.
         case deadlineExceeded(milliseconds: Int)
-        /// Sent bytes that are not a valid message; the host ended it.
+        /// Sent bytes that are not a valid message, or a message nobody asked for; the host ended it.
         case protocolViolation(String)
         /// The worker refused the plugin (missing export, wrong ABI, bad encoding…).
         case loadFailed(WorkerFailure.Kind, String)
@@ -38,10 +38,10 @@ public struct KeyboardFailure: Error, Hashable, Sendable, CustomStringConvertibl
         self.stderrTail = stderrTail
     }
 
-    /// A short word for reports: crash, hang, protocol, load, spawn, exit.
     /// Every `kind`, and "other" for a failure that is not a keyboard's (as a stress run counts them).
-    public static let kinds = ["memory", "crash", "exit", "hang", "protocol", "sandbox", "load", "spawn", "other"]
+    public static let kinds = ["memory", "crash", "exit", "hang", "protocol", "limit", "sandbox", "load", "spawn", "other"]
 
+    /// A short word for reports: crash, hang, protocol, limit, load, spawn, exit.
     public var kind: String {
         switch reason {
         case .memoryExceeded: "memory"
@@ -50,6 +50,7 @@ public struct KeyboardFailure: Error, Hashable, Sendable, CustomStringConvertibl
         case .deadlineExceeded: "hang"
         case .protocolViolation: "protocol"
         case .loadFailed(.sandbox, _): "sandbox"
+        case .loadFailed(.overLimit, _): "limit"
         case .loadFailed: "load"
         case .spawnFailed, .io: "spawn"
         }
@@ -62,7 +63,7 @@ public struct KeyboardFailure: Error, Hashable, Sendable, CustomStringConvertibl
         case .exited(let status): "exited with status \(status)"
         case .memoryExceeded(let kill): kill.description
         case .deadlineExceeded(let ms): "did not answer within \(ms) ms and was killed"
-        case .protocolViolation(let s): "sent a malformed message (\(s)) and was ended"
+        case .protocolViolation(let s): "broke the wire protocol and was ended: \(s)"
         // The worker does not know the keyboard's identifier; its advice names it "ID".
         case .loadFailed(.sandbox, let s): s.replacing("kbhost protection ID ", with: "kbhost protection \(keyboardID) ")
         case .loadFailed(_, let s): s

@@ -51,13 +51,29 @@ public struct ByteWriter: Sendable {
 
 /// Reads what ByteWriter wrote, checking every bound: it never reads past the
 /// end, never trusts a count larger than the bytes left, and rejects invalid UTF-8.
+/// With a budget, it also counts what the decoded values will take in memory
+/// (see `WireLimits`) and throws before that exceeds the budget.
 public struct ByteReader {
     private let bytes: [UInt8]
     private var offset = 0
+    /// The memory the decoded values may take (bytes, as `WireLimits` counts them).
+    public let budget: Int
+    /// What they take so far.
+    public private(set) var spent = 0
 
-    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    /// A reader of `bytes` whose decoded values may take at most `budget` bytes of memory.
+    public init(_ bytes: [UInt8], budget: Int = .max) {
+        self.bytes = bytes
+        self.budget = budget
+    }
 
     public var remaining: Int { bytes.count - offset }
+
+    /// Counts `cost` bytes of decoded values against the budget.
+    public mutating func charge(_ cost: Int) throws(WireError) {
+        spent += cost
+        guard spent <= budget else { throw .overBudget(limit: budget) }
+    }
 
     private mutating func take(_ n: Int, _ field: String) throws(WireError) -> ArraySlice<UInt8> {
         guard n >= 0, remaining >= n else { throw .truncated(field: field) }
@@ -100,6 +116,7 @@ public struct ByteReader {
     public mutating func string(_ field: String) throws(WireError) -> String {
         let n = Int(try u32(field))
         guard n <= remaining else { throw .truncated(field: field) }
+        try charge(WireLimits.stringCost(n))
         let slice = try take(n, field)
         guard let s = slice.withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }) else {
             throw .invalidUTF8(field: field)

@@ -3,8 +3,16 @@
 /// allocates anything, so a hostile plugin cannot make the host reserve memory.
 public enum Framing {
     public static let headerSize = 4
-    /// The largest payload either side accepts.
-    public static let maximumFrameSize = 1 << 20
+    /// The largest payload either side accepts: what one call may send back
+    /// (`WireLimits.maximumEffectBytes`, KBH_MAX_CALL_BYTES), plus 1 MiB for the rest
+    /// of a message (a load reply's selectors; a delivery's window and facts).
+    ///
+    /// A message is never split across frames; the bound comes from the limits of one
+    /// call instead. Splitting would bound a frame but not a reply, which the host must
+    /// bound anyway, and a layout would need continuation messages of its own. One
+    /// frame per request and per reply is also what lets the host tell at once that a
+    /// worker sent something nobody asked for (`ExtensionProcess`).
+    public static let maximumFrameSize = WireLimits.maximumEffectBytes + (1 << 20)
 
     /// Appends one frame holding `payload` to `buffer`.
     public static func appendFrame(_ payload: [UInt8], to buffer: inout [UInt8]) {
@@ -23,6 +31,9 @@ public struct FrameReader: Sendable {
     private var buffer: [UInt8] = []
     private var start = 0
 
+    /// Frames above this size are received into room reserved for them and handed over without a copy.
+    static let largeFrame = 256 << 10
+
     public init(maximumFrameSize: Int = Framing.maximumFrameSize) {
         self.maximumFrameSize = maximumFrameSize
     }
@@ -32,7 +43,7 @@ public struct FrameReader: Sendable {
 
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         if start > 0 && start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
+            buffer.removeAll(keepingCapacity: buffer.capacity <= Self.largeFrame)
             start = 0
         }
         buffer.append(contentsOf: bytes)
@@ -47,12 +58,23 @@ public struct FrameReader: Sendable {
         guard length <= maximumFrameSize else {
             throw .frameTooLarge(length: length, maximum: maximumFrameSize)
         }
-        guard buffer.count - start - Framing.headerSize >= length else { return nil }
+        guard buffer.count - start - Framing.headerSize >= length else {
+            // A large frame: room for all of it once, not by doubling as it arrives.
+            if length > Self.largeFrame { buffer.reserveCapacity(start + Framing.headerSize + length) }
+            return nil
+        }
         let payloadStart = start + Framing.headerSize
+        if length > Self.largeFrame && start == 0 && buffer.count == payloadStart + length {
+            // The whole buffer is this frame: hand it over rather than copy it.
+            var payload: [UInt8] = []
+            swap(&payload, &buffer)
+            payload.removeFirst(Framing.headerSize)
+            return payload
+        }
         let payload = Array(buffer[payloadStart ..< payloadStart + length])
         start = payloadStart + length
         if start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
+            buffer.removeAll(keepingCapacity: buffer.capacity <= Self.largeFrame)  // a large frame's room goes with it
             start = 0
         } else if start > 65536 {
             buffer.removeFirst(start)
@@ -71,6 +93,10 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     case countTooLarge(field: String, count: Int)
     case trailingBytes(count: Int)
     case invalidValue(field: String, reason: String)
+    /// More elements than a message may hold (`WireLimits`).
+    case overLimit(field: String, count: Int, limit: Int)
+    /// Holding the decoded message would take more memory than the budget (`WireLimits`).
+    case overBudget(limit: Int)
 
     public var description: String {
         switch self {
@@ -82,6 +108,9 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
         case .countTooLarge(let field, let count): "\(field) count \(count) is larger than the message"
         case .trailingBytes(let count): "\(count) unexpected bytes after the message"
         case .invalidValue(let field, let reason): "\(field): \(reason)"
+        case .overLimit(let field, let count, let limit): "\(count) \(field) in one message; at most \(limit) are allowed"
+        case .overBudget(let limit):
+            "holding the message would take more than \(WireLimits.mebibytes(limit)) of the host's memory"
         }
     }
 }

@@ -80,8 +80,10 @@ extension WorkerMessage: WireMessage {
         }
     }
 
-    public static func decode(_ bytes: [UInt8]) throws(WireError) -> WorkerMessage {
-        var r = ByteReader(bytes)
+    /// Decodes a worker's message, spending at most `budget` bytes of memory on
+    /// what it holds (see `WireLimits`): a hostile plugin may write any frame.
+    public static func decode(_ bytes: [UInt8], budget: Int = WireLimits.maximumEffectMemory) throws(WireError) -> WorkerMessage {
+        var r = ByteReader(bytes, budget: budget)
         let message: WorkerMessage
         switch try r.u8("worker message") {
         case 1:
@@ -89,6 +91,7 @@ extension WorkerMessage: WireMessage {
                              pid: try r.i32("pid"))
         case 2:
             let n = try r.count("selectors", minimumSize: 8)
+            try r.charge(WireLimits.arrayCost(n, stride: MemoryLayout<SelectorInfo>.stride))
             var selectors: [SelectorInfo] = []
             selectors.reserveCapacity(n)
             for _ in 0..<n {
@@ -301,12 +304,18 @@ extension ByteReader {
     mutating func layout() throws(WireError) -> WireLayout {
         let display = try string("layout display")
         let rowCount = try count("layout rows", minimumSize: 4)
+        try charge(WireLimits.arrayCost(rowCount, stride: MemoryLayout<[WireKey]>.stride))
         var rows: [[WireKey]] = []
+        rows.reserveCapacity(rowCount)
         for _ in 0..<rowCount {
             let keyCount = try count("layout keys", minimumSize: 22)
+            try charge(WireLimits.arrayCost(keyCount, stride: WireLimits.keyCost))
             var row: [WireKey] = []
+            row.reserveCapacity(keyCount)
             for _ in 0..<keyCount {
-                let key = WireKey(identifier: try string("key identifier"), label: try string("key label"),
+                let identifier = try string("key identifier")
+                try charge(WireLimits.identifierIndexCost(identifier.utf8.count))
+                let key = WireKey(identifier: identifier, label: try string("key label"),
                                   role: try enumCase(KeyRole.self, "key role"), width: try double("key width"),
                                   action: try optionalString("key action"),
                                   touchDownAction: try optionalString("touch-down action"),
@@ -325,6 +334,8 @@ extension ByteReader {
 
     mutating func effects() throws(WireError) -> [Effect] {
         let n = try count("effects")
+        guard n <= WireLimits.maximumEffects else { throw .overLimit(field: "effects", count: n, limit: WireLimits.maximumEffects) }
+        try charge(WireLimits.arrayCost(n, stride: MemoryLayout<Effect>.stride))
         var list: [Effect] = []
         list.reserveCapacity(n)
         for _ in 0..<n {

@@ -2,11 +2,13 @@ import KBText
 
 /// The protocol between the input manager (host) and an extension process
 /// (worker), one socketpair per keyboard. Every exchange is a request from
-/// the host and exactly one reply from the worker; the worker never speaks
-/// unasked. A worker's plugin output on stdout/stderr is log text, never protocol.
+/// the host and exactly one reply from the worker, in one frame; the worker never
+/// speaks unasked. The host accepts a reply only for the call outstanding: a reply
+/// to another call, a second reply, or bytes while nothing is outstanding end the
+/// worker. A worker's plugin output on stdout/stderr is log text, never protocol.
 public enum WireVersion {
     /// Bumped on any change to a message's shape; the handshake compares both sides'.
-    public static let protocolVersion: UInt32 = 2
+    public static let protocolVersion: UInt32 = 3
     /// The plugin ABI this build of kbhost speaks: KBH_ABI_VERSION in kbhost_keyboard.h,
     /// copied because the wire is pure and may not import the header (the host must not
     /// reach it). KBExtensionRuntimeTests fails when the two differ.
@@ -32,7 +34,9 @@ public enum WorkerMessage: Hashable, Sendable {
     case hello(protocolVersion: UInt32, abiVersion: UInt32, pid: Int32)
     /// Reply to `load`: the class's selectors and what its initializer did.
     case loaded(LoadReply)
-    /// Reply to `deliver`: what the keyboard did, in order.
+    /// Reply to `deliver`: what the keyboard did, in order; `sequence` is the
+    /// delivery's, echoed (the host makes it unpredictable: see KBHost's
+    /// ExtensionProcess). Within `WireLimits` (consecutive insertions travel as one).
     case done(sequence: UInt64, effects: [Effect])
     /// The one error reply. The worker exits after sending it.
     case failure(WorkerFailure)
@@ -316,6 +320,7 @@ public struct WorkerFailure: Hashable, Sendable, Error {
         case badRequest         // the host sent something the worker cannot do
         case createFailed       // the class's create returned NULL
         case sandbox            // the sandbox could not be installed (the kernel lacks a protection)
+        case overLimit          // one call did more than a reply may carry (WireLimits, KBH_MAX_CALL_*)
     }
 
     public var kind: Kind

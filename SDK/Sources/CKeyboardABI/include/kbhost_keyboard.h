@@ -118,6 +118,32 @@ typedef struct kbh_layout_v1 {
 } kbh_layout_v1;
 
 /* ------------------------------------------------------------------ */
+/* What one call may do                                                */
+/* ------------------------------------------------------------------ */
+
+/* Everything a method does before it returns (its edits, layouts, display
+   lines, logs, clicks…) goes back to the host as one reply, which the host
+   holds whole before it applies it. So one call may make at most
+   KBH_MAX_CALL_EFFECTS changes, taking at most KBH_MAX_CALL_BYTES on the wire
+   and KBH_MAX_CALL_MEMORY of the host's memory. A call that goes over
+   fails: the keyboard ends with an error naming the limit, and none of that
+   call's changes reach the document (earlier calls' stay).
+
+   In practice: consecutive insert_text calls count as one change, whatever
+   their number, and their text as its UTF-8 size, so a call may insert a
+   document of several MiB. A layout costs, on the wire, 14 bytes a key plus
+   4 and the UTF-8 of each of its strings (identifier, label, actions); in the
+   host's memory 400 bytes a key (decoded, then the host's own layout and its
+   index), plus 33 and the UTF-8 of each string longer than 15 bytes (shorter
+   ones live inline; the identifier counts twice, with 3 bytes more). A layout
+   of 100,000 keys with short labels takes about 5 MB and 40 MB: it passes,
+   one of 130,000 does not. Each set_layout counts, also when a later one
+   replaces it: set one per call. */
+#define KBH_MAX_CALL_EFFECTS 65536
+#define KBH_MAX_CALL_BYTES (8 << 20)
+#define KBH_MAX_CALL_MEMORY (48 << 20)
+
+/* ------------------------------------------------------------------ */
 /* Facts the controller exposes                                        */
 /* ------------------------------------------------------------------ */
 
