@@ -46,21 +46,21 @@ struct IBusRun: ParsableCommand {
         var handlers = kbh_ibus_handlers()
         handlers.context = Unmanaged.passUnretained(frontEnd).toOpaque()
         handlers.process_key = { ctx, engine, keyval, _, state in
-            Unmanaged<IBusFrontEnd>.fromOpaque(ctx!).takeUnretainedValue().key(engine!, keyval: keyval, state: state) ? 1 : 0
+            IBusFrontEnd.from(ctx).key(engine!, keyval: keyval, state: state) ? 1 : 0
         }
-        handlers.focus_in = { ctx, engine in Unmanaged<IBusFrontEnd>.fromOpaque(ctx!).takeUnretainedValue().focusIn(engine!) }
-        handlers.focus_out = { ctx, engine in Unmanaged<IBusFrontEnd>.fromOpaque(ctx!).takeUnretainedValue().focusOut(engine!) }
-        handlers.reset = { ctx, engine in Unmanaged<IBusFrontEnd>.fromOpaque(ctx!).takeUnretainedValue().reset(engine!) }
-        handlers.enable = { ctx, engine in Unmanaged<IBusFrontEnd>.fromOpaque(ctx!).takeUnretainedValue().enable(engine!) }
+        handlers.focus_in = { ctx, engine in IBusFrontEnd.from(ctx).focusIn(engine!) }
+        handlers.focus_out = { ctx, engine in IBusFrontEnd.from(ctx).focusOut(engine!) }
+        handlers.reset = { ctx, engine in IBusFrontEnd.from(ctx).reset(engine!) }
+        handlers.enable = { ctx, engine in IBusFrontEnd.from(ctx).enable(engine!) }
         handlers.surrounding = { ctx, engine, text, cursor, anchor in
-            Unmanaged<IBusFrontEnd>.fromOpaque(ctx!).takeUnretainedValue().surrounding(
+            IBusFrontEnd.from(ctx).surrounding(
                 engine!, text: String(cString: text!), cursor: Int(cursor), anchor: Int(anchor))
         }
         handlers.content_type = { ctx, engine, purpose, hints in
-            Unmanaged<IBusFrontEnd>.fromOpaque(ctx!).takeUnretainedValue().contentType(engine!, purpose: purpose, hints: hints)
+            IBusFrontEnd.from(ctx).contentType(engine!, purpose: purpose, hints: hints)
         }
-        handlers.candidate = { ctx, _, index in Unmanaged<IBusFrontEnd>.fromOpaque(ctx!).takeUnretainedValue().choose(Int(index)) }
-        handlers.destroyed = { ctx, engine in Unmanaged<IBusFrontEnd>.fromOpaque(ctx!).takeUnretainedValue().destroyed(engine!) }
+        handlers.candidate = { ctx, _, index in IBusFrontEnd.from(ctx).choose(Int(index)) }
+        handlers.destroyed = { ctx, engine in IBusFrontEnd.from(ctx).destroyed(engine!) }
         var error = [CChar](repeating: 0, count: 512)
         let exec = IBusInstall.command(for: "ibus --ibus")
         Console.err("kbhost ibus: offering \(descriptions.count) engines (\(IBus.summary(descriptions)))")

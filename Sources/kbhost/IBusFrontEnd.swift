@@ -22,6 +22,11 @@ final class IBusFrontEnd {
     }
 
     static let componentName = "org.freedesktop.IBus.Kbhost"
+
+    /// The front end a C callback's context pointer stands for (it outlives the main loop).
+    static func from(_ context: UnsafeMutableRawPointer?) -> IBusFrontEnd {
+        Unmanaged<IBusFrontEnd>.fromOpaque(context!).takeUnretainedValue()
+    }
     static let followingEngine = "kbhost"
 
     let context: Context
@@ -155,7 +160,6 @@ final class IBusFrontEnd {
             }
         }
         guard let name = KeySym.name(keyval) else { return false }
-        _ = session
         var outcome = InputManager.TapOutcome.tapped
         act {
             if var h = held, h.keyval == keyval {
@@ -344,13 +348,13 @@ final class IBusFrontEnd {
         guard let channel = DaemonClient.subscribe() else {
             lastSeenCurrent = (try? context.store.load())?.current
             _ = kbh_ibus_timer(1000, { context in
-                Unmanaged<IBusFrontEnd>.fromOpaque(context!).takeUnretainedValue().checkWithoutDaemon() ? 1 : 0
+                IBusFrontEnd.from(context).checkWithoutDaemon() ? 1 : 0
             }, me)
             return
         }
         subscription = channel
         _ = kbh_ibus_watch(channel.fd, { context in
-            let frontEnd = Unmanaged<IBusFrontEnd>.fromOpaque(context!).takeUnretainedValue()
+            let frontEnd = IBusFrontEnd.from(context)
             if frontEnd.daemonNews() { return 1 }
             frontEnd.subscribe()
             return 0
