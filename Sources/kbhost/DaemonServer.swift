@@ -32,6 +32,8 @@ struct DaemonServer {
     let logger: Logger
     var clients: [Int32: Client] = [:]
     let home = SettingsStore.defaultDirectory()
+    /// The keyboards, read again only when their files change (for the names in events).
+    let keyboards = RegistryCache(installation: Installation.current(), home: SettingsStore.defaultDirectory())
     /// The current keyboard as of the last reload: subscribers hear of changes to it.
     var current: String?
     /// Failure counts as of the last reload: new failures are logged.
@@ -133,7 +135,7 @@ struct DaemonServer {
             clients[fd]?.subscriber = true
             clients[fd]?.settings = request.settings == true
             logger.info("client \(fd) subscribed\(request.settings == true ? " (with settings)" : "")")
-            send(currentEvent() ?? DaemonReply(event: "current"), to: fd)
+            send(currentEvent(try? SettingsStore(directory: home).load()) ?? DaemonReply(event: "current"), to: fd)
         case .reload:
             reload()
             send(DaemonReply(ok: true), to: fd)
@@ -147,7 +149,7 @@ struct DaemonServer {
     mutating func reload() {
         let settings = try? SettingsStore(directory: home).load()
         let now = settings?.current
-        if let now, now != current, let event = currentEvent() {
+        if let now, now != current, let event = currentEvent(settings) {
             logger.info("current keyboard: \(current ?? "none") → \(now)")
             for (fd, client) in clients where client.subscriber { send(event, to: fd) }
         }
@@ -159,9 +161,16 @@ struct DaemonServer {
         if let settings { failures = settings.failures.mapValues(\.count) }
     }
 
-    func currentEvent() -> DaemonReply? {
-        guard let settings = try? SettingsStore(directory: home).load() else { return nil }
-        let name = (try? Context.make())?.name(settings.current) ?? settings.current
+    /// The event that tells subscribers which keyboard is current, with its name.
+    func currentEvent(_ settings: KeyboardSettings?) -> DaemonReply? {
+        guard let settings else { return nil }
+        let before = keyboards.discoveries
+        let registry = try? keyboards.registry()
+        if keyboards.discoveries != before {  // read anew: say once what was skipped
+            for problem in registry?.problems ?? [] { logger.warning("skipped \(TerminalText.line(problem))") }
+        }
+        let entry = registry?.entry(settings.current)
+        let name = TerminalText.line(entry?.manifest.displayName ?? settings.current)
         return DaemonReply(event: "current", identifier: settings.current, name: name)
     }
 
