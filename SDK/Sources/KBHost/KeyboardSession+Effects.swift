@@ -12,6 +12,7 @@ extension KeyboardSession {
                 let before = document.buffer
                 edit.apply(to: &document.buffer)
                 mirror.length += document.buffer.utf16Count - before.utf16Count
+                if recordsProxyCalls { events.append(edit.proxyEvent) }
                 onEdit?(edit, before)
             case .setLayout(let wire):
                 layout = KeyboardLayout(wire)
