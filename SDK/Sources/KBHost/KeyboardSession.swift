@@ -22,7 +22,19 @@ public final class KeyboardSession {
     public var recordsProxyCalls = false
     /// How many controllers have been created in this process: 1, and one more per `represent`.
     public internal(set) var presentations = 1
-    public private(set) var isVisible = false
+    /// Where the session is in its life: UIKit's view life cycle, then its end.
+    public enum Phase: Hashable, Sendable {
+        /// Loaded (viewDidLoad called) and not shown: before `appear`, after `disappear`.
+        case hidden
+        /// Shown: from viewDidAppear to viewWillDisappear.
+        case visible
+        /// The keyboard failed (`failure` says how); the session is over.
+        case failed
+        /// `close` ended the keyboard's process.
+        case closed
+    }
+    public private(set) var phase = Phase.hidden
+    public var isVisible: Bool { phase == .visible }
     /// Set once the keyboard has failed; the session is then closed.
     public private(set) var failure: KeyboardFailure?
     /// Memory warnings delivered so far (the governor counts the ones due).
@@ -44,11 +56,10 @@ public final class KeyboardSession {
     /// Whether the keyboard runs with open access (requested and granted when it started).
     public var hasFullAccess: Bool { facts.hasFullAccess }
     var factsChanged = false
-    /// The host's pasteboard (nil without KBHOST_HOME), and the state of its file the keyboard last saw.
-    let pasteboard: Pasteboard?
+    /// The host's pasteboard, kept in step for a keyboard with full access.
+    var pasteboard: PasteboardSync
     /// What the keyboard may reach (sent again with a new presentation's load).
     let sandbox: SandboxSpec
-    var pasteboardStamp: [Int] = []
     /// The window of the document the worker holds (see `DocumentMirror`).
     var mirror: DocumentMirror
     var sequence: UInt64 = 0
@@ -95,7 +106,7 @@ public final class KeyboardSession {
         self.keyboard = keyboard
         self.document = document
         self.facts = facts
-        self.pasteboard = pasteboard
+        self.pasteboard = PasteboardSync(file: pasteboard)
         self.sandbox = sandbox
         process = channel
         mirror = DocumentMirror(limit: windowLimit)
@@ -122,18 +133,18 @@ public final class KeyboardSession {
 
     /// viewWillAppear → viewDidAppear.
     public func appear(animated: Bool = false) throws(KeyboardFailure) {
-        guard !isVisible else { return }
+        guard phase != .visible else { return }
         try deliver(.lifecycle(.viewWillAppear, animated: animated), phase: "viewWillAppear")
         try deliver(.lifecycle(.viewDidAppear, animated: animated), phase: "viewDidAppear")
-        isVisible = true
+        phase = .visible
     }
 
     /// viewWillDisappear → viewDidDisappear. The process stays (as on iOS).
     public func disappear(animated: Bool = false) throws(KeyboardFailure) {
-        guard isVisible else { return }
+        guard phase == .visible else { return }
         try deliver(.lifecycle(.viewWillDisappear, animated: animated), phase: "viewWillDisappear")
         try deliver(.lifecycle(.viewDidDisappear, animated: animated), phase: "viewDidDisappear")
-        isVisible = false
+        phase = .hidden
     }
 
     /// The keyboard's size changes (rotation).
@@ -142,7 +153,10 @@ public final class KeyboardSession {
     }
 
     /// Ends the extension process.
-    public func close() { process.shutdown() }
+    public func close() {
+        process.shutdown()
+        if phase != .failed { phase = .closed }
+    }
 
     /// Updates what the controller reports (needsInputModeSwitchKey, full access, input modes).
     public func updateFacts(needsInputModeSwitchKey: Bool? = nil, hasFullAccess: Bool? = nil, inputModes: [String]? = nil) {
@@ -209,7 +223,7 @@ public final class KeyboardSession {
             document.buffer.commitMarkedText()
             onEdit?(.unmarkText, before)
         }
-        isVisible = false
+        phase = .failed
         events.append(SessionEvent("failed", error.reasonDescription))
         return error
     }
