@@ -21,11 +21,14 @@ struct TwoModesTests {
         return folder
     }
 
-    /// A script both modes run: keys, an outside edit, a selection move, app-side marked text, a new presentation.
+    /// A script both modes run: keys, an outside edit, a selection move, app-side marked text, a
+    /// rotation, a memory warning, a new presentation.
     struct Run {
         var tap: (String) throws -> Void
         var edit: ((inout TextBuffer) -> Void) throws -> Void
         var represent: () throws -> Void
+        var rotate: () throws -> Void
+        var warn: () throws -> Void
     }
 
     static func script(_ run: Run) throws {
@@ -36,6 +39,8 @@ struct TwoModesTests {
         try run.edit { $0.setMarkedText("ka", selectedRange: UTF16Range(location: 2, length: 0)) }
         try run.edit { $0.unmarkText() }
         for key in ["4", "×"] { try run.tap(key) }
+        try run.rotate()
+        try run.warn()
         try run.represent()
         for key in ["2", "="] { try run.tap(key) }
     }
@@ -44,12 +49,18 @@ struct TwoModesTests {
         let inProcess = try KeyboardTestDriver(CalculatorViewController.self, text: "ab")
         inProcess.recordsProxyCalls = true
         try Self.script(Run(tap: { try inProcess.tap($0) }, edit: { try inProcess.editDocument($0) },
-                                represent: { try inProcess.representKeyboard() }))
+                                represent: { try inProcess.representKeyboard() },
+                                rotate: { try inProcess.transition(toWidth: 812, height: 150) },
+                                warn: { try inProcess.simulateMemoryWarning() }))
 
-        let real = try KeyboardProcess(bundle: try Self.bundle(), text: "ab")
+        let bundle = try Self.bundle()
+        defer { try? FileManager.default.removeItem(atPath: bundle) }
+        let real = try KeyboardProcess(bundle: bundle, text: "ab")
         real.recordsProxyCalls = true
         try Self.script(Run(tap: { try real.tap($0) }, edit: { try real.editDocument($0) },
-                                represent: { try real.representKeyboard() }))
+                                represent: { try real.representKeyboard() },
+                                rotate: { try real.transition(toWidth: 812, height: 150) },
+                                warn: { try real.simulateMemoryWarning() }))
 
         #expect(inProcess.text == real.text)
         #expect(inProcess.selection == real.selection)
@@ -60,6 +71,7 @@ struct TwoModesTests {
                 "both show the keyboard when they create it")
         #expect(real.events.contains("insertText: 15"), "proxy calls are recorded: \(real.events)")
         #expect(real.events.filter { $0 == "viewDidLoad" }.count == 2, "a new controller for the new presentation")
+        #expect(real.events.contains("viewWillTransition: 812.0x150.0") && real.events.contains("didReceiveMemoryWarning"))
         #expect(real.text == "ka2abx15", "the new controller starts a new expression: \(real.text)")
     }
 }
