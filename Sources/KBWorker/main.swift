@@ -163,7 +163,8 @@ struct Worker {
                 switch message {
                 case .hello: throw WorkerFailure(.badRequest, "the host sent a second hello")
                 case .load(let request):
-                    try installSandbox(request.sandbox)
+                    // A second load is a new presentation (a new controller): the sandbox is in place.
+                    if runtime.instance == nil { try installSandbox(request.sandbox) }
                     channel.send(.loaded(try runtime.load(request)))
                 case .deliver(let delivery):
                     channel.send(.done(sequence: delivery.sequence, effects: try runtime.deliver(delivery)))

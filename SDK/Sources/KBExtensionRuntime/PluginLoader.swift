@@ -16,6 +16,9 @@ enum SelectorRules {
 
     /// Nil if kbhost can call `name` with `types`; otherwise what it passes instead.
     static func mismatch(name: String, types: String) -> String? {
+        if name == ResolvedClass.deallocSelector {  // appended to version 1, beside the table
+            return types == KBH_DEALLOC_TYPES_V1 ? nil : "'\(KBH_DEALLOC_TYPES_V1)'"
+        }
         if let expected = known[name] {
             return types == expected ? nil : "'\(expected)'"
         }
@@ -35,6 +38,8 @@ struct ResolvedClass {
     let className: String
     let cls: UnsafePointer<kbh_class_v1>
     let selectors: [String: PreparedSelector]
+    /// The selector called on an instance the host ends (a new presentation): KBH_DEALLOC_SELECTOR_V1.
+    static let deallocSelector = KBH_DEALLOC_SELECTOR_V1
 
     /// Creates the one instance (its initializer may already set a layout).
     func create(host: UnsafePointer<kbh_host_v1>) throws(WorkerFailure) -> UnsafeMutableRawPointer {
