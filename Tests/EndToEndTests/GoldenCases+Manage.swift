@@ -7,6 +7,16 @@ extension GoldenCase {
         GoldenCase("list", "list on fresh settings: the table, identifiers only, JSON, every known keyboard", [
             "kbhost list", "kbhost list --ids", "kbhost list --json", "kbhost list --all", "kbhost list --all --ids",
         ]),
+        GoldenCase("list-failures", "failures recorded by attach or the IBus engine, in the table and the JSON; a set-aside keyboard", [
+            "kbhost list", "kbhost list --json", "kbhost next", "kbhost next",
+        ], prepare: { w in
+            try w.write("""
+                {"version": 1, "current": "dev.kbhost.System", "enabled": ["dev.kbhost.System", "dev.kbhost.Calculator", "dev.kbhost.Kana"],
+                 "failures": {"dev.kbhost.Calculator": {"count": 1, "lastReason": "ended by signal SIGSEGV", "lastFailure": 1795000000, "setAside": false},
+                              "dev.kbhost.Kana": {"count": 3, "lastReason": "did not answer within 2500 ms", "lastFailure": 1795000000, "setAside": true}},
+                 "fullAccess": [], "memoryBudget": 50331648, "deviceDrawsGlobeKey": false, "textReplacements": {}, "allowedMissingProtections": {}}
+                """, to: "home/settings.json")
+        }),
         GoldenCase("enable-set-next-current", "enable by display name, set, current in its three forms, the globe key", [
             "kbhost enable Calculator science", "kbhost list", "kbhost set calculator", "kbhost current",
             "kbhost current --verbose", "kbhost current --json", "kbhost next", "kbhost next --verbose", "kbhost next --json",
