@@ -56,3 +56,20 @@ struct CommandConsistencyTests {
         #expect(keys.contains { $0.hasPrefix("  keys: q w e r t y u i o p | a s d f g h j k l ー") }, "Kana's keys, first: \(keys)")
     }
 }
+
+extension CommandConsistencyTests {
+    /// `defaults` on a corrupt file: exit 8 and one sentence, as for a corrupt settings file.
+    @Test func aCorruptDefaultsFileIsExplainedWithoutAnErrno() throws {
+        let w = try World()
+        let g = "group.com.example.kb"
+        let folder = w.home + "/Containers/Groups/\(g)/Library/Preferences"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: folder + "/\(g).kbdefaults"))
+        for arguments in [["defaults", g, "read"], ["defaults", g, "write", "size", "1"]] {
+            let r = try w.run(arguments)
+            #expect(r.status == 8, "\(arguments): \(r.err)")
+            #expect(r.err == "kbhost: error: defaults file \(folder)/\(g).kbdefaults is corrupt (truncated at byte 0); it was left as it is"
+                    + " — move it aside to start the group's defaults over\n", "\(arguments)")
+        }
+    }
+}
