@@ -78,6 +78,13 @@ extension GoldenCase {
             "kbhost defaults group.com.example.kb delete theme", "kbhost defaults group.com.example.kb write size big --type int",
             "kbhost defaults group.com.example.kb write", "kbhost defaults group.com.example.kb rename size",
         ]),
+        GoldenCase("shared-data-unreadable", "a group's defaults file that is not one, and a folder where the pasteboard is (8)", [
+            "kbhost defaults group.com.example.kb read", "kbhost defaults group.com.example.kb write size 1 --type int",
+            "kbhost pasteboard", "kbhost pasteboard write x",
+        ], variable: [Variable(#"\.pasteboard\.\d+\.\d+\.tmp"#, ".pasteboard.<pid>.<n>.tmp")], prepare: { w in
+            try w.write("garbage", to: "home/Containers/Groups/group.com.example.kb/Library/Preferences/group.com.example.kb.kbdefaults")
+            try w.write("", to: "home/pasteboard/in-the-way")
+        }),
         GoldenCase("pasteboard", "the general pasteboard: empty, written, read, cleared", [
             "kbhost pasteboard", "kbhost pasteboard write 'copied text'", "kbhost pasteboard",
             "kbhost pasteboard clear", "kbhost pasteboard",
