@@ -47,6 +47,7 @@ extension GoldenCase {
         ], variable: Variable.pid + [.footprintBytes]),
         GoldenCase("type-errors", "type's errors: no such key (5), no keyboard (3), a failing keyboard (4), a bad script (64)", [
             "kbhost type --keyboard dev.kbhost.NumberPad 4 nokey 5",
+            "kbhost type --keyboard dev.kbhost.English h i space 1",
             "kbhost type --keyboard dev.example.Nope 1",
             "KBHOST_KEYBOARDS=$ROOT/bundles kbhost type --keyboard dev.example.Crashy 1 boom x",
             "KBHOST_KEYBOARDS=$ROOT/bundles kbhost type --keyboard dev.example.Crashy --json 1 boom",
