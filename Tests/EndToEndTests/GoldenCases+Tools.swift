@@ -49,6 +49,10 @@ extension GoldenCase {
             "kbhost new Acme", "kbhost new my_keys --language c --path $ROOT/c-keys", "kbhost new Acme",
             "kbhost new Ünïcödé --identifier com.example.unicode --path $ROOT/u", "kbhost new 'two words'",
         ]),
+        GoldenCase("dev", "dev: a C keyboard from new, built with make, installed and typed through; again without building", [
+            "kbhost new Clav --language c --path $ROOT/clav", "kbhost dev --path $ROOT/clav h i",
+            "kbhost dev --path $ROOT/clav --no-build h i q", "kbhost list --all --ids", "kbhost dev --path $ROOT/nothing-here",
+        ]),
         GoldenCase("ibus", "ibus: the engines offered (XML for IBus, JSON), install and uninstall for this user", [
             "kbhost ibus engines --xml", "kbhost enable dev.kbhost.Calculator dev.kbhost.Kana", "kbhost ibus engines --xml",
             "kbhost ibus engines --json", "kbhost ibus install", "kbhost ibus install --json --no-environment",
