@@ -6,14 +6,14 @@ import Testing
 /// Letters typed through the input manager (what `attach` and the IBus engine do with a
 /// character) come out in the case they were typed, whatever the keyboard's shift state.
 extension InputManagerLibraryTests {
-    func typed(_ text: String, on id: String, after start: String = "",
+    func typed(_ text: String, on id: String, after start: String = "", otherPages: Bool = false,
                traits: TextInputTraits = TextInputTraits()) throws -> (String, [InputManager.TapOutcome]) {
         let (w, registry, store) = try world()
         defer { withExtendedLifetime(w) {} }
         let (m, _) = try manager(registry, store, enabled: [SystemKeyboard.identifier, id], current: id,
                                  field: FieldContext(traits: traits), text: start)
         defer { m.close() }
-        let outcomes = text.map { m.tap($0 == " " ? "space" : String($0)) }
+        let outcomes = text.map { m.tap($0 == " " ? "space" : String($0), otherPages: otherPages) }
         return (m.currentDocument.text, outcomes)
     }
 
@@ -35,5 +35,21 @@ extension InputManagerLibraryTests {
         let (text, outcomes) = try typed("Hi there H2O", on: "dev.kbhost.Science")
         #expect(text == "Hi there H2O")
         #expect(outcomes.allSatisfy { $0 == .tapped }, "\(outcomes)")
+    }
+
+    /// attach types a character from another page (English's punctuation and digits behind 123,
+    /// Science's Greek) and goes back to the page it was on; the IBus engine does not ask, so the
+    /// app gets those keys.
+    @Test func attachReachesCharactersOnOtherPages() throws {
+        let english = try typed("Hello, world. It's 5 o'clock!", on: "dev.kbhost.English", otherPages: true)
+        #expect(english.0 == "Hello, world. It's 5 o'clock!")
+        #expect(english.1.allSatisfy { $0 == .tapped }, "\(english.1)")
+        let science = try typed("Hi α+β=γ", on: "dev.kbhost.Science", otherPages: true)
+        #expect(science.0 == "Hi α+β=γ")
+        let missing = try typed("a#b", on: "dev.kbhost.English", otherPages: true)
+        #expect(missing.1 == [.tapped, .noSuchKey, .tapped], "no page has '#': the keyboard is back on its letters")
+        #expect(missing.0 == "Ab")
+        let ibus = try typed("a.", on: "dev.kbhost.English")
+        #expect(ibus.1 == [.tapped, .noSuchKey], "without otherPages a key on another page is the app's")
     }
 }

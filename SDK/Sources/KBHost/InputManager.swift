@@ -235,9 +235,10 @@ public final class InputManager {
     /// Taps the key with this label or role name (`delete`, `return`, `space`,
     /// `shift`, `globe`). A letter whose key shows the other case is typed
     /// through shift when it must be (`tapThroughShift`); `-`, `*`, `/` also
-    /// reach `−`, `×`, `÷`. The system keyboard types the character itself.
+    /// reach `−`, `×`, `÷`. With `otherPages`, a character on another page is
+    /// typed there (`tapOnAnotherPage`). The system keyboard types the character itself.
     @discardableResult
-    public func tap(_ name: String) -> TapOutcome {
+    public func tap(_ name: String, otherPages: Bool = false) -> TapOutcome {
         guard let session = active else {
             switch name {
             case "delete": document.buffer.deleteBackward()
@@ -252,6 +253,9 @@ public final class InputManager {
             if session.layout.key(named: target) == nil, let shown = Self.otherCase(of: target),
                session.layout.key(named: shown) != nil, session.layout.key(named: "shift") != nil {
                 return try tapThroughShift(target, shown: shown, on: session)
+            }
+            if otherPages, session.layout.key(named: target) == nil {
+                return try tapOnAnotherPage(target, on: session) ? .tapped : .noSuchKey
             }
             try session.tap(target)
             return .tapped
