@@ -191,7 +191,7 @@ final class AttachSession {
     }
 
     func tap(_ name: String) {
-        if manager.tap(name) == .noSuchKey, let session = active {
+        if manager.tap(name, otherPages: true) == .noSuchKey, let session = active {
             status = "no key '\(name)' on \(context.name(session.keyboard.identifier))"
         }
     }

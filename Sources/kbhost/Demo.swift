@@ -77,7 +77,9 @@ struct Demo: ParsableCommand {
         let name = TerminalText.line(keyboard.manifest.displayName), id = TerminalText.line(keyboard.identifier)
         Console.out("\(name) (\(id)) — pid \(session.pid), ready in \(String(format: "%.1f", loadMs)) ms")
         Console.out("  \(stop.note)")
-        Console.out("  keys: \(session.layout.labels.map { $0.map(TerminalText.line).joined(separator: " ") }.joined(separator: " | "))")
+        // Empty slots (a candidate or suggestion row with nothing in it yet) are not drawn, as in attach.
+        let rows = session.layout.labels.map { $0.filter { !$0.isEmpty }.map(TerminalText.line) }.filter { !$0.isEmpty }
+        Console.out("  keys: \(rows.map { $0.joined(separator: " ") }.joined(separator: " | "))")
         for tap in stop.taps {
             try session.tap(tap)
             let display = session.layout.display.isEmpty ? "" : "   display: \(TerminalText.line(session.layout.display))"

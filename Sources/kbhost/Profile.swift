@@ -17,7 +17,7 @@ struct Profile: ParsableCommand {
             """)
 
     @Argument(help: KeyboardName.one, completion: KeyboardName.completion) var keyboard: String
-    @Option(help: "The typing script.") var script: String
+    @Option(help: "The typing script: a file, or - for standard input.") var script: String
     @Option(help: "Write the memory timeline chart (SVG) here.") var svg = "kbhost-profile.svg"
     @Option(help: ArgumentHelp("Exit 1 if this device profile would have killed the keyboard (\(Governor.profiles.map(\.name).joined(separator: ", "))).",
                                valueName: "PROFILE"))
@@ -62,10 +62,7 @@ struct Profile: ParsableCommand {
             throw exitWithError("\(keyboard) is built in and has no process to profile", status: Kbhost.Exit.refused)
         }
         context.warnIfStale(entry)
-        let text: String
-        do { text = try String(contentsOfFile: script, encoding: .utf8) } catch {
-            throw exitWithError("cannot read the script \(script): \(error.localizedDescription)", status: Kbhost.Exit.usage)
-        }
+        let text = try TapScript.text(script)
         let steps: [TapStep]
         do { steps = try TapStep.script(text) } catch {
             throw exitWithError("\(script): \(error)", status: Kbhost.Exit.usage)

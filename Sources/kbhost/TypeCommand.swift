@@ -65,10 +65,7 @@ struct TypeCommand: ParsableCommand {
     func allTaps() throws -> [TapStep] {
         var tokens = taps
         if let script {
-            let data: Data?
-            if script == "-" { data = FileHandle.standardInput.readDataToEndOfFile() } else { data = FileManager.default.contents(atPath: script) }
-            guard let data else { throw exitWithError("cannot read the script \(script)", status: Kbhost.Exit.usage) }
-            tokens += String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+            tokens += try TapScript.text(script).split(whereSeparator: \.isWhitespace).map(String.init)
         }
         do { return try tokens.map(TapStep.init) } catch {
             throw exitWithError("\(error)", status: Kbhost.Exit.usage)
