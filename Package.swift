@@ -163,6 +163,9 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["KBHost", "KBText", "KBSystem"]),
         // ARCHITECTURE.md's module map against this file, and the arrows it forbids. Reads text only.
         .testTarget(name: "ArchitectureTests"),
+        // The SDK's API reference: every public symbol of its modules documented (symbol graphs
+        // of the modules this build made; scripts/make-docs builds the DocC archive).
+        .testTarget(name: "DocumentationTests", dependencies: ["KeyboardSDK", "KeyboardTesting", "KeyboardUIKitCompat"]),
     ]
 )
 
