@@ -45,15 +45,17 @@ struct ScienceUIKitTests {
     }
 
     @Test func cursorMovesByOneCharacterOverAnEmoji() throws {
-        let k = try keyboard(text: "a👍🏽b")
+        let k = try keyboard(text: "👍🏽a👍🏽b")
         try k.tap("◀")
-        #expect(k.selection.location == 5, "before b: a is 1 UTF-16 unit, 👍🏽 is 4")
+        #expect(k.selection.location == 9, "before b; the seed's before.prefix(1) is the first 👍🏽: 4 units back")
         try k.tap("◀")
-        #expect(k.selection.location == 1, "over the whole emoji: the seed's prefix(1) moved 1 unit here")
-        try k.tap("▶")
+        #expect(k.selection.location == 5, "over the whole emoji (4 UTF-16 units)")
+        try k.type("◀", "◀")
+        #expect(k.selection.location == 0)
+        try k.type("▶", "▶")
         #expect(k.selection.location == 5, "moveRightAction: after.prefix(1) is the emoji")
         try k.tap("⌫")
-        #expect(k.text == "ab")
+        #expect(k.text == "👍🏽👍🏽b")
     }
 
     @Test func moveRightAtTheEndAndLeftAtTheStartStayInTheDocument() throws {
