@@ -91,8 +91,9 @@ struct CompatTests {
         let k = try probe()
         try k.transition(toWidth: 812, height: 375)
         try k.transition(toWidth: 375, height: 812)
-        #expect(k.logMessages == ["will 812×375, last 812×375", "alongside animated:false", "completion 0.0",
-                                  "will 375×812, last 375×812", "alongside animated:false", "completion 0.0"])
+        #expect(k.logMessages == ["will 812×375, last 0×0", "alongside animated:false", "completion 0.0",
+                                  "will 375×812, last 812×375", "alongside animated:false", "completion 0.0"],
+                "the blocks run at once, in order; transitionSize is the size before until the call returns")
     }
 
     @Test func theGlobeKeyKeepsItsSelector() throws {

@@ -29,7 +29,9 @@ open class UIInputViewController: InputViewController {
     /// shared logic reads it; the host ignores it.
     public var hasDictationKey = false
 
-    /// The keyboard's size as of the last transition (`.zero` before the first).
+    /// The keyboard's size as of the last transition (`.zero` before the first). While
+    /// `viewWillTransition(to:with:)` runs it is still the size before, as a view's bounds are
+    /// in UIKit; it becomes the new size when that returns.
     public private(set) var transitionSize = CGSize.zero
 
     /// The closures of the keys `setKeys(_:display:)` set, by key identifier.
@@ -44,8 +46,8 @@ open class UIInputViewController: InputViewController {
     /// KeyboardSDK's callback, turned into `viewWillTransition(to:with:)`. Override that one.
     public final override func viewWillTransition(toWidth width: Double, height: Double) {
         let size = CGSize(width: width, height: height)
-        transitionSize = size
         viewWillTransition(to: size, with: ImmediateTransitionCoordinator())
+        transitionSize = size
     }
 
     // MARK: Keys with closures
