@@ -12,6 +12,10 @@
 //
 // kbhost's package (../Package.swift) builds these folders as targets of its own, declared as
 // here; ArchitectureTests fails when the two declarations differ.
+//
+// The API reference (the .docc catalogs beside the sources) is made by ../scripts/make-docs with
+// the toolchain's own symbolgraph-extract and docc, not by swift-docc-plugin: a plugin declared
+// here would be resolved into every keyboard's package graph, as a remote package.
 import PackageDescription
 
 let package = Package(
