@@ -20,15 +20,22 @@ struct DocumentationTests {
             catalog: "\(Self.repository)/SDK/Sources/\(module)/\(module).docc", module: module)
         let symbols = graphs.flatMap(\.symbols)
         #expect(symbols.count > 20, "\(module): the symbol graph has \(symbols.count) symbols")
-        let missing = SymbolGraphs.undocumented(symbols, extensions: extensions)
+        let missing = SymbolGraphs.undocumented(symbols, extensions: Set(extensions.keys))
         #expect(missing.isEmpty, """
             \(module): \(missing.count) public symbols without documentation; write a /// comment \
             (or, in SDK/Sources/\(module)/\(module).docc, a documentation extension):
             \(missing.joined(separator: "\n"))
             """)
         let paths = Set(symbols.map(\.path))
-        let stale = extensions.subtracting(paths)
+        let stale = Set(extensions.keys).subtracting(paths)
         #expect(stale.isEmpty, "\(module).docc documents symbols that do not exist: \(stale.sorted())")
+        // An extension replaces the comment in the source: once the source has one, the
+        // extension file is to go (DocC would show it and hide the comment).
+        let twice = SymbolGraphs.documentedTwice(symbols, extensions: extensions)
+        #expect(twice.isEmpty, """
+            \(module): documented in the source and in the catalog; remove the catalog's file:
+            \(twice.joined(separator: "\n"))
+            """)
     }
 
     @Test func anUndocumentedSymbolIsNamedAndAnExtensionCountsAsDocumentation() throws {
@@ -44,6 +51,8 @@ struct DocumentationTests {
         let graph = try SymbolGraphs.Graph(data: Data(json.utf8))
         #expect(SymbolGraphs.undocumented(graph.symbols, extensions: ["Thing/elsewhere"]) == ["Thing/bare (swift.property)"])
         #expect(SymbolGraphs.undocumented(graph.symbols, extensions: []).count == 2)
+        #expect(SymbolGraphs.documentedTwice(graph.symbols, extensions: ["Thing": "Thing.md", "Thing/elsewhere": "Else.md"])
+                == ["Thing.md (Thing)"])
     }
 }
 
@@ -77,6 +86,11 @@ enum SymbolGraphs {
     static func undocumented(_ symbols: [Symbol], extensions: Set<String>) -> [String] {
         symbols.filter { !$0.documented && !$0.synthesized && $0.kind != "swift.extension" && !extensions.contains($0.path) }
             .map { "\($0.path) (\($0.kind))" }.sorted()
+    }
+
+    /// "file (path)" of each extension whose symbol has a doc comment of its own.
+    static func documentedTwice(_ symbols: [Symbol], extensions: [String: String]) -> [String] {
+        symbols.filter { $0.documented && !$0.synthesized }.compactMap { s in extensions[s.path].map { "\($0) (\(s.path))" } }.sorted()
     }
 
     /// The build this test runs from: the folder of the test bundle, which holds Modules/.
@@ -118,15 +132,15 @@ enum SymbolGraphs {
         }
     }
 
-    /// The symbols a catalog's documentation extensions document: each .md whose first line
-    /// is "# ``Module/Path``" (the module's own page, "# ``Module``", is not a symbol).
-    static func documentationExtensions(catalog: String, module: String) throws -> Set<String> {
-        guard let walker = FileManager.default.enumerator(atPath: catalog) else { return [] }
-        var result: Set<String> = []
+    /// The symbols a catalog's documentation extensions document, and their files: each .md whose
+    /// first line is "# ``Module/Path``" (the module's own page, "# ``Module``", is not a symbol).
+    static func documentationExtensions(catalog: String, module: String) throws -> [String: String] {
+        guard let walker = FileManager.default.enumerator(atPath: catalog) else { return [:] }
+        var result: [String: String] = [:]
         for case let file as String in walker where file.hasSuffix(".md") {
             let text = try String(contentsOfFile: catalog + "/" + file, encoding: .utf8)
             guard let first = text.split(separator: "\n").first, first.hasPrefix("# ``\(module)/"), first.hasSuffix("``") else { continue }
-            result.insert(String(first.dropFirst("# ``\(module)/".count).dropLast(2)))
+            result[String(first.dropFirst("# ``\(module)/".count).dropLast(2))] = "SDK/Sources/\(module)/\(module).docc/" + file
         }
         return result
     }
