@@ -12,6 +12,10 @@
 //
 // kbhost's package (../Package.swift) builds these folders as targets of its own, declared as
 // here; ArchitectureTests fails when the two declarations differ.
+//
+// The API reference (the .docc catalogs beside the sources) is made by ../scripts/make-docs with
+// the toolchain's own symbolgraph-extract and docc, not by swift-docc-plugin: a plugin declared
+// here would be resolved into every keyboard's package graph, as a remote package.
 import PackageDescription
 
 let package = Package(
@@ -20,6 +24,8 @@ let package = Package(
         // For keyboard authors: the SDK, and the testing kit for their tests.
         .library(name: "KeyboardSDK", targets: ["KeyboardSDK"]),
         .library(name: "KeyboardTesting", targets: ["KeyboardTesting"]),
+        // UIKit's spellings over KeyboardSDK, for keyboard code shared with an iOS keyboard.
+        .library(name: "KeyboardUIKitCompat", targets: ["KeyboardUIKitCompat"]),
         // The input manager, for a program that embeds it.
         .library(name: "KBHost", targets: ["KBHost"]),
     ],
@@ -44,6 +50,10 @@ let package = Package(
 
         // The SDK keyboard authors write against (no Foundation).
         .target(name: "KeyboardSDK", dependencies: ["CKeyboardABI"], path: "Sources/KeyboardSDK"),
+        // UIKit's spellings (UIInputViewController, UITextDocumentProxy, NSRange, CGSize, the
+        // trait types) over KeyboardSDK, so that one module of keyboard code compiles for iOS and
+        // for kbhost. No Foundation: it loads into the keyboard's process.
+        .target(name: "KeyboardUIKitCompat", dependencies: ["KeyboardSDK"], path: "Sources/KeyboardUIKitCompat"),
         // For an author's tests: the in-process driver, and KeyboardProcess (the real worker,
         // under a budget, through KBHost). The one module that sees both the SDK and the host.
         .target(name: "KeyboardTesting", dependencies: ["KeyboardSDK", "KBExtensionRuntime", "KBWire", "KBText", "KBHost", "KBSystem"],
@@ -74,7 +84,7 @@ for target in package.targets where !cTargets.contains(target.name) {
 // counts against its budget. These modules import neither Swift concurrency nor string
 // processing (regex), so those runtimes are not loaded (a keyboard that uses them pays for
 // them). ../Package.swift does the same for them, the worker and the sample keyboards.
-let workerModules: Set<String> = ["KBText", "KBWire", "KBSystem", "KBExtensionRuntime", "KeyboardSDK"]
+let workerModules: Set<String> = ["KBText", "KBWire", "KBSystem", "KBExtensionRuntime", "KeyboardSDK", "KeyboardUIKitCompat"]
 for target in package.targets where workerModules.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .unsafeFlags(["-Xfrontend", "-disable-implicit-concurrency-module-import",

@@ -11,7 +11,7 @@ enum NewKeyboardName {
     /// name is free: the package depends on the SDK alone, which has no sample keyboard in it.
     static let sdkModules: Set<String> = [
         "CKeyboardABI", "CKBShims", "CFFI", "KBText", "KBWire", "KBSystem", "KBExtensionRuntime", "KBHost",
-        "KeyboardSDK", "KeyboardTesting",
+        "KeyboardSDK", "KeyboardTesting", "KeyboardUIKitCompat",
     ]
     static let toolchainModules: Set<String> = [
         "Swift", "SwiftShims", "SwiftOnoneSupport", "_Concurrency", "_StringProcessing", "_RegexParser",
