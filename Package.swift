@@ -6,7 +6,7 @@
 // when the two disagree and names the line to change.
 //
 // Two manifests. The SDK's modules live in SDK/ (the ABI header, KeyboardSDK, KeyboardTesting,
-// and what the testing kit runs a keyboard with: KBHost, KBExtensionRuntime, KBWire, KBText,
+// and what the testing kit runs a keyboard with: KBHost, KBCore, KBExtensionRuntime, KBWire, KBText,
 // KBSystem, CFFI, CKBShims), which is a package of its own, SDK/Package.swift: what a keyboard's
 // package (`kbhost new`) depends on by path. Its graph so holds no sample keyboard (an author's
 // Science or Calculator would clash with ours: SwiftPM refuses two targets of one name in a
@@ -71,6 +71,9 @@ let package = Package(
         .target(name: "KBText", path: "SDK/Sources/KBText"),
         // Pure, Foundation-free: framing, messages and their binary codec.
         .target(name: "KBWire", dependencies: ["KBText"], path: "SDK/Sources/KBWire"),
+        // Pure, Foundation-free: the input manager's values and rules — manifests, settings, cycling,
+        // tap steps, device profiles, layouts. No files, no clock, no processes: the caller passes them in.
+        .target(name: "KBCore", dependencies: ["KBText", "KBWire"], path: "SDK/Sources/KBCore"),
         // The system layer: spawn, pidfd, rlimits, poll, sockets, atomic files, /proc. Most system
         // calls go through it; the sandbox's are in CKBSandbox, and a few plain Glibc calls (kill,
         // waitpid, dlopen, exit) are made where they are used.
@@ -94,7 +97,7 @@ let package = Package(
 
         // The input manager's library: documents, manifests, registry, settings, extension
         // processes, sessions, the input manager. Never the SDK or the ABI: it speaks KBWire.
-        .target(name: "KBHost", dependencies: ["KBWire", "KBText", "KBSystem"], path: "SDK/Sources/KBHost"),
+        .target(name: "KBHost", dependencies: ["KBCore", "KBWire", "KBText", "KBSystem"], path: "SDK/Sources/KBHost"),
         .executableTarget(name: "kbhost",
                           dependencies: ["KBHost", "KBText", "KBSystem", "KBWire", "CKBSandbox", "CKBIBus",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -49,13 +49,4 @@ public struct TapStep: Sendable {
         for token in text.split(whereSeparator: \.isWhitespace) { steps.append(try TapStep(String(token))) }
         return steps
     }
-
-    public func perform(on session: KeyboardSession) throws(SessionError) {
-        switch kind {
-        case .gesture(let g, let name): try session.perform(g, on: session.layout.keyName(typed: name))
-        case .pause(let ms): session.pause(milliseconds: ms)
-        case .rotate(let width, let height):
-            do { try session.transition(toWidth: width, height: height) } catch { throw .keyboardFailed(error) }
-        }
-    }
 }
