@@ -138,6 +138,8 @@ let package = Package(
         // processes (the worker, its runtime and the CLI are tested there), and the module map.
         .testTarget(name: "KBTextTests", dependencies: ["KBText"]),
         .testTarget(name: "KBWireTests", dependencies: ["KBWire", "KBText"]),
+        // The core's rules (cycling, settings, budgets, tap steps), with no files, clock or processes.
+        .testTarget(name: "KBCoreTests", dependencies: ["KBCore", "KBText"]),
         .testTarget(name: "KeyboardSDKTests", dependencies: ["KeyboardSDK", "KeyboardTesting", "CKeyboardABI"]),
         // The contract the ABI header and the wire share: the two modules cannot see each other.
         .testTarget(name: "KBExtensionRuntimeTests", dependencies: ["KBExtensionRuntime", "KBWire", "CKeyboardABI"]),

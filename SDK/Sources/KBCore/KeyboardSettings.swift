@@ -32,6 +32,13 @@ public struct KeyboardSettings: Codable, Hashable, Sendable {
         public var lastFailure: Double
         public var setAside: Bool
 
+        public init(count: Int, lastReason: String, lastFailure: Double, setAside: Bool) {
+            self.count = count
+            self.lastReason = lastReason
+            self.lastFailure = lastFailure
+            self.setAside = setAside
+        }
+
         /// When the keyboard may be started again (seconds since 1970).
         public var retryAfter: Double { lastFailure + Double(1 << min(count - 1, 10)) }
     }

@@ -5,7 +5,7 @@ import KBText
 /// double:KEY, long:KEY, hold:KEY:MS, pause:MS, rotate:portrait|landscape|WxH. `-`, `*` and `/`
 /// also reach `−`, `×` and `÷`, as in `kbhost attach`.
 public struct TapStep: Sendable {
-    public enum Kind: Sendable { case gesture(Gesture, String), pause(Int), rotate(width: Double, height: Double) }
+    public enum Kind: Hashable, Sendable { case gesture(Gesture, String), pause(Int), rotate(width: Double, height: Double) }
 
     /// A token that is not a step; says which and why.
     public struct Invalid: Error, CustomStringConvertible {
