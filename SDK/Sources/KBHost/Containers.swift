@@ -87,8 +87,7 @@ public struct Pasteboard: Sendable {
 
     /// Identifies the file's current contents cheaply (inode, size, change time).
     func stamp() -> [Int] {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return [] }
+        guard let st = try? Sys.status(path) else { return [] }
         return [Int(st.st_ino), Int(st.st_size), st.st_ctim.tv_sec, st.st_ctim.tv_nsec]
     }
 }
@@ -130,8 +129,7 @@ public struct KeyboardAccess: Sendable {
         guard let p = realpath(declared, nil) else { return nil }
         let resolved = String(cString: p)
         free(p)
-        var st = stat()
-        guard stat(resolved, &st) == 0 else { return nil }
+        guard let st = try? Sys.status(resolved) else { return nil }
         let isDirectory = (st.st_mode & S_IFMT) == S_IFDIR
         let everyone: mode_t = isDirectory ? 0o005 : 0o004
         guard KeyboardManifest.isAllowedReadOnlyPath(resolved), st.st_mode & everyone == everyone else {

@@ -118,8 +118,7 @@ public struct Installation: Sendable {
             guard let realBundle = Self.realPath(bundle), real.hasPrefix(realBundle == "/" ? "/" : realBundle + "/") else {
                 throw fail("which leads outside the bundle (through a symbolic link, to '\(TerminalText.line(real))'); the library must be inside it")
             }
-            var st = stat()
-            guard stat(real, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { throw fail("which is not a file") }
+            guard let st = try? Sys.status(real), st.st_mode & S_IFMT == S_IFREG else { throw fail("which is not a file") }
             return real
         case .missing:
             break
@@ -136,14 +135,14 @@ public struct Installation: Sendable {
     /// What `relative` is under `bundle`, with lstat on the bundle and each component: a
     /// symbolic link anywhere on the way is `.linked`, for the caller to resolve.
     private static func walk(_ bundle: String, _ relative: String) -> Walk {
-        var st = stat()
-        guard lstat(bundle, &st) == 0 else { return .missing }
+        guard var st = try? Sys.linkStatus(bundle) else { return .missing }
         if st.st_mode & S_IFMT == S_IFLNK { return .linked }
         var path = bundle
         for part in relative.split(separator: "/") {
             guard st.st_mode & S_IFMT == S_IFDIR else { return .missing }
             path += "/" + part
-            guard lstat(path, &st) == 0 else { return .missing }
+            guard let next = try? Sys.linkStatus(path) else { return .missing }
+            st = next
             if st.st_mode & S_IFMT == S_IFLNK { return .linked }
         }
         return st.st_mode & S_IFMT == S_IFREG ? .file : .notAFile
