@@ -13,3 +13,16 @@ extension InputModes {
         next(settings, field: field, at: Date().timeIntervalSince1970, entry: registry.entry)
     }
 }
+
+// The settings rules that cycle, over the registry, now.
+extension KeyboardSettings {
+    /// `disable(_:at:entry:)` among the registry's keyboards, now.
+    public mutating func disable(_ id: String, registry: KeyboardRegistry) {
+        disable(id, at: Date().timeIntervalSince1970, entry: registry.entry)
+    }
+
+    /// `forget(_:at:entry:)` among the registry's keyboards, now.
+    public mutating func forget(_ id: String, registry: KeyboardRegistry) {
+        forget(id, at: Date().timeIntervalSince1970, entry: registry.entry)
+    }
+}
