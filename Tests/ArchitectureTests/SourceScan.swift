@@ -5,7 +5,7 @@ enum SourceScan {
     /// `Sys` instead. The sandbox's calls are C, in CKBSandbox, which these rules do not read.
     static let systemCalls: Set<String> = [
         "kill", "waitpid", "poll", "read", "write", "stat", "lstat", "fstat", "chmod", "fchmod",
-        "dlopen", "dlsym", "getrlimit", "setrlimit", "setenv", "unsetenv",
+        "dlopen", "dlsym", "getrlimit", "setrlimit", "setenv", "unsetenv", "realpath", "access", "shutdown",
     ]
 
     /// What the core may not use: clocks, files, the process's environment and arguments.

@@ -113,7 +113,7 @@ public final class ExtensionProcess {
         }
         // An exit wakes a waiting receive at once, whoever else holds the channel.
         let channel = hostEnd
-        ExitWatcher.shared.watch(pidfd: pidfd) { _ = Glibc.shutdown(channel, Int32(SHUT_RDWR)) }
+        ExitWatcher.shared.watch(pidfd: pidfd) { Sys.shutdown(channel) }
 
         let reply = try request(.hello(protocolVersion: WireVersion.protocolVersion, abiVersion: WireVersion.abiVersion),
                                 phase: "launch", deadlineMilliseconds: configuration.launchDeadlineMilliseconds)

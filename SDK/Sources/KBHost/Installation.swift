@@ -114,8 +114,8 @@ public struct Installation: Sendable {
         case .notAFile:
             throw fail("which is not a file")
         case .linked:
-            guard let real = Self.realPath(inBundle) else { break }  // a link to nothing: not there
-            guard let realBundle = Self.realPath(bundle), real.hasPrefix(realBundle == "/" ? "/" : realBundle + "/") else {
+            guard let real = Sys.realPath(inBundle) else { break }  // a link to nothing: not there
+            guard let realBundle = Sys.realPath(bundle), real.hasPrefix(realBundle == "/" ? "/" : realBundle + "/") else {
                 throw fail("which leads outside the bundle (through a symbolic link, to '\(TerminalText.line(real))'); the library must be inside it")
             }
             guard let st = try? Sys.status(real), st.st_mode & S_IFMT == S_IFREG else { throw fail("which is not a file") }
@@ -146,13 +146,6 @@ public struct Installation: Sendable {
             if st.st_mode & S_IFMT == S_IFLNK { return .linked }
         }
         return st.st_mode & S_IFMT == S_IFREG ? .file : .notAFile
-    }
-
-    /// The canonical path (realpath(3)): absolute, with every symbolic link resolved.
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 
     /// A Swift package's built library for its manifest (a package made by `kbhost new`):

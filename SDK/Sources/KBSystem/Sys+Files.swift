@@ -4,6 +4,7 @@ import Glibc
 private let sysStat: @convention(c) (UnsafePointer<CChar>, UnsafeMutablePointer<stat>) -> CInt = stat
 private let sysLstat: @convention(c) (UnsafePointer<CChar>, UnsafeMutablePointer<stat>) -> CInt = lstat
 private let sysChmod: @convention(c) (UnsafePointer<CChar>, mode_t) -> CInt = chmod
+private let sysAccess: @convention(c) (UnsafePointer<CChar>, CInt) -> CInt = access
 private let sysDlopen: @convention(c) (UnsafePointer<CChar>?, CInt) -> UnsafeMutableRawPointer? = dlopen
 private let sysDlsym: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>) -> UnsafeMutableRawPointer? = dlsym
 private let sysDlerror: @convention(c) () -> UnsafeMutablePointer<CChar>? = dlerror
@@ -32,6 +33,18 @@ extension Sys {
     public static func changeMode(_ path: String, _ mode: mode_t) throws(SystemError) {
         _ = try check("chmod") { sysChmod(path, mode) }
     }
+
+    /// The canonical path (realpath(3)): absolute, with every symbolic link resolved; nil when
+    /// it does not resolve (a part is missing, a link leads nowhere…).
+    public static func realPath(_ path: String) -> String? {
+        // Called by its own name: an alias of realpath crashes Swift 6.3's SendNonSendable pass.
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Whether this process may write `path` (access(2), W_OK).
+    public static func isWritable(_ path: String) -> Bool { sysAccess(path, W_OK) == 0 }
 
     /// dlopen(3) with `flags` (RTLD_NOW, RTLD_LOCAL…). Never closed: Swift code cannot be unloaded.
     public static func openLibrary(_ path: String, flags: CInt) throws(LibraryError) -> UnsafeMutableRawPointer {

@@ -8,6 +8,7 @@ private let sysRead: @convention(c) (CInt, UnsafeMutableRawPointer?, Int) -> Int
 private let sysWrite: @convention(c) (CInt, UnsafeRawPointer?, Int) -> Int = write
 private let sysPoll: @convention(c) (UnsafeMutablePointer<pollfd>?, nfds_t, CInt) -> CInt = poll
 private let sysClose: @convention(c) (CInt) -> CInt = close
+private let sysShutdown: @convention(c) (CInt, CInt) -> CInt = shutdown
 private let sysSetrlimit: @convention(c) (__rlimit_resource_t, UnsafePointer<rlimit>) -> CInt = setrlimit
 
 /// A failed system call: its name and errno. Programmer errors (EBADF, EFAULT)
@@ -60,6 +61,12 @@ public enum Sys {
     public static func close(_ fd: Int32) {
         guard fd >= 0 else { return }
         _ = sysClose(fd)  // EINTR on close: the fd is gone anyway on Linux.
+    }
+
+    /// shutdown(2) both ways: whoever waits on the socket wakes at once. Best effort, for a
+    /// channel whose peer is gone (the fd may be shut already).
+    public static func shutdown(_ fd: Int32) {
+        _ = sysShutdown(fd, Int32(SHUT_RDWR))
     }
 
     /// Writes all of `bytes`, retrying short writes.
