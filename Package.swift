@@ -74,9 +74,9 @@ let package = Package(
         // Pure, Foundation-free: the input manager's values and rules — manifests, settings, cycling,
         // tap steps, device profiles, layouts. No files, no clock, no processes: the caller passes them in.
         .target(name: "KBCore", dependencies: ["KBText", "KBWire"], path: "SDK/Sources/KBCore"),
-        // The system layer: spawn, pidfd, rlimits, poll, sockets, atomic files, /proc. Most system
-        // calls go through it; the sandbox's are in CKBSandbox, and a few plain Glibc calls (kill,
-        // waitpid, dlopen, exit) are made where they are used.
+        // The system layer: spawn, pidfd, rlimits, poll, sockets, atomic files, /proc, and the raw
+        // calls (kill, waitpid, read/write, stat, chmod, dlopen, getrlimit, setenv…) behind Sys, which
+        // ArchitectureTests holds to; the sandbox's are in CKBSandbox (C).
         .target(name: "KBSystem", dependencies: ["CKBShims"], path: "SDK/Sources/KBSystem"),
 
         // The SDK keyboard authors write against (no Foundation).
