@@ -17,9 +17,7 @@ final class ExitWatcher: @unchecked Sendable {
         wakeRead = r
         wakeWrite = w
         try? Sys.setNonBlocking(r)
-        let thread = Thread { [self] in self.loop() }
-        thread.name = "kbhost-exit-watcher"
-        thread.start()
+        Threads.start(name: "kbhost-exit-watcher") { [self] in self.loop() }
     }
 
     /// Calls `onExit` once, from the watcher's thread, when the process behind `pidfd` ends.

@@ -101,10 +101,7 @@ public final class Governor: @unchecked Sendable {
         defer { startLock.unlock() }
         guard !started else { return }
         started = true
-        let thread = Thread { [self] in self.loop() }
-        thread.name = "kbhost-governor"
-        thread.qualityOfService = .userInteractive
-        thread.start()
+        Threads.start(name: "kbhost-governor") { [self] in self.loop() }
     }
 
     private func loop() {
