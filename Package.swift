@@ -6,7 +6,7 @@
 // when the two disagree and names the line to change.
 //
 // Two manifests. The SDK's modules live in SDK/ (the ABI header, KeyboardSDK, KeyboardTesting,
-// and what the testing kit runs a keyboard with: KBHost, KBExtensionRuntime, KBWire, KBText,
+// and what the testing kit runs a keyboard with: KBHost, KBCore, KBExtensionRuntime, KBWire, KBText,
 // KBSystem, CFFI, CKBShims), which is a package of its own, SDK/Package.swift: what a keyboard's
 // package (`kbhost new`) depends on by path. Its graph so holds no sample keyboard (an author's
 // Science or Calculator would clash with ours: SwiftPM refuses two targets of one name in a
@@ -72,9 +72,12 @@ let package = Package(
         .target(name: "KBText", path: "SDK/Sources/KBText"),
         // Pure, Foundation-free: framing, messages and their binary codec.
         .target(name: "KBWire", dependencies: ["KBText"], path: "SDK/Sources/KBWire"),
-        // The system layer: spawn, pidfd, rlimits, poll, sockets, atomic files, /proc. Most system
-        // calls go through it; the sandbox's are in CKBSandbox, and a few plain Glibc calls (kill,
-        // waitpid, dlopen, exit) are made where they are used.
+        // Pure, Foundation-free: the input manager's values and rules — manifests, settings, cycling,
+        // tap steps, device profiles, layouts. No files, no clock, no processes: the caller passes them in.
+        .target(name: "KBCore", dependencies: ["KBText", "KBWire"], path: "SDK/Sources/KBCore"),
+        // The system layer: spawn, pidfd, rlimits, poll, sockets, atomic files, /proc, and the raw
+        // calls (kill, waitpid, read/write, stat, chmod, dlopen, getrlimit, setenv…) behind Sys, which
+        // ArchitectureTests holds to; the sandbox's are in CKBSandbox (C).
         .target(name: "KBSystem", dependencies: ["CKBShims"], path: "SDK/Sources/KBSystem"),
 
         // The SDK keyboard authors write against (no Foundation).
@@ -99,7 +102,7 @@ let package = Package(
 
         // The input manager's library: documents, manifests, registry, settings, extension
         // processes, sessions, the input manager. Never the SDK or the ABI: it speaks KBWire.
-        .target(name: "KBHost", dependencies: ["KBWire", "KBText", "KBSystem"], path: "SDK/Sources/KBHost"),
+        .target(name: "KBHost", dependencies: ["KBCore", "KBWire", "KBText", "KBSystem"], path: "SDK/Sources/KBHost"),
         .executableTarget(name: "kbhost",
                           dependencies: ["KBHost", "KBText", "KBSystem", "KBWire", "CKBSandbox", "CKBIBus",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -144,6 +147,8 @@ let package = Package(
         // processes (the worker, its runtime and the CLI are tested there), and the module map.
         .testTarget(name: "KBTextTests", dependencies: ["KBText"]),
         .testTarget(name: "KBWireTests", dependencies: ["KBWire", "KBText"]),
+        // The core's rules (cycling, settings, budgets, tap steps), with no files, clock or processes.
+        .testTarget(name: "KBCoreTests", dependencies: ["KBCore", "KBText"]),
         .testTarget(name: "KeyboardSDKTests", dependencies: ["KeyboardSDK", "KeyboardTesting", "CKeyboardABI"]),
         // The contract the ABI header and the wire share: the two modules cannot see each other.
         .testTarget(name: "KBExtensionRuntimeTests", dependencies: ["KBExtensionRuntime", "KBWire", "CKeyboardABI"]),

@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 //
 // kbhost's SDK: what a keyboard's own package depends on, and nothing else — the ABI header,
-// KeyboardSDK, KeyboardTesting, and what the testing kit runs a keyboard with (KBHost,
+// KeyboardSDK, KeyboardTesting, and what the testing kit runs a keyboard with (KBHost, KBCore,
 // KBExtensionRuntime, KBWire, KBText, KBSystem, CFFI, CKBShims). See ARCHITECTURE.md, "Two manifests".
 //
 // A keyboard's package (`kbhost new`) writes `.package(path: "…/SDK")` and names it
@@ -43,9 +43,12 @@ let package = Package(
         .target(name: "KBText", path: "Sources/KBText"),
         // Pure, Foundation-free: framing, messages and their binary codec.
         .target(name: "KBWire", dependencies: ["KBText"], path: "Sources/KBWire"),
-        // The system layer: spawn, pidfd, rlimits, poll, sockets, atomic files, /proc. Most system
-        // calls go through it; the sandbox's are in CKBSandbox, and a few plain Glibc calls (kill,
-        // waitpid, dlopen, exit) are made where they are used.
+        // Pure, Foundation-free: the input manager's values and rules — manifests, settings, cycling,
+        // tap steps, device profiles, layouts. No files, no clock, no processes: the caller passes them in.
+        .target(name: "KBCore", dependencies: ["KBText", "KBWire"], path: "Sources/KBCore"),
+        // The system layer: spawn, pidfd, rlimits, poll, sockets, atomic files, /proc, and the raw
+        // calls (kill, waitpid, read/write, stat, chmod, dlopen, getrlimit, setenv…) behind Sys, which
+        // ArchitectureTests holds to; the sandbox's are in CKBSandbox (C).
         .target(name: "KBSystem", dependencies: ["CKBShims"], path: "Sources/KBSystem"),
 
         // The SDK keyboard authors write against (no Foundation).
@@ -66,7 +69,7 @@ let package = Package(
 
         // The input manager's library: documents, manifests, registry, settings, extension
         // processes, sessions, the input manager. Never the SDK or the ABI: it speaks KBWire.
-        .target(name: "KBHost", dependencies: ["KBWire", "KBText", "KBSystem"], path: "Sources/KBHost"),
+        .target(name: "KBHost", dependencies: ["KBCore", "KBWire", "KBText", "KBSystem"], path: "Sources/KBHost"),
     ]
 )
 

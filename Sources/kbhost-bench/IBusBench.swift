@@ -128,17 +128,16 @@ final class IBusRig {
         let engines = CPUPinning.tree(daemonPID).filter { $0 != daemonPID }
         try? channel.send("quit")
         Sys.close(channel.fd)
-        var status: Int32 = 0
-        if clientPID > 0 { while waitpid(clientPID, &status, 0) < 0 && errno == EINTR {} }
-        kill(daemonPID, SIGTERM)
-        while waitpid(daemonPID, &status, 0) < 0 && errno == EINTR {}
+        if clientPID > 0 { _ = try? Sys.waitForChild(clientPID) }
+        try? Sys.kill(daemonPID, SIGTERM)
+        _ = try? Sys.waitForChild(daemonPID)
         var left: [pid_t] = []
         for _ in 0..<300 {
             left = engines.filter(isRunning)
             if left.isEmpty { break }
             usleep(10_000)
         }
-        for pid in left { kill(pid, SIGKILL) }
+        for pid in left { try? Sys.kill(pid, SIGKILL) }
         if ProcessInfo.processInfo.environment["KBHOST_BENCH_DEBUG"] == nil { try? FileManager.default.removeItem(atPath: root) }
         return left
     }

@@ -50,10 +50,9 @@ struct DaemonServer {
     }
 
     mutating func run() {
-        var limit = rlimit()
-        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < 1024 {
-            limit.rlim_cur = min(limit.rlim_max, 1024)
-            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let files = Int32(RLIMIT_NOFILE.rawValue)
+        if let limit = try? Sys.resourceLimit(files), limit.soft < 1024 {
+            try? Sys.setResourceLimit(files, soft: min(limit.hard, 1024), hard: limit.hard)
         }
         try? Sys.setNonBlocking(listener)
         while running {
@@ -111,9 +110,9 @@ struct DaemonServer {
 
     mutating func serve(_ fd: Int32) {
         var chunk = [UInt8](repeating: 0, count: 4096)
-        let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
-        guard n > 0 else { return drop(fd) }
+        // nil: end of file, or the read failed; 0: nothing to read now.
+        guard let n = chunk.withUnsafeMutableBytes({ try? Sys.readAvailable(fd, into: $0) }) else { return drop(fd) }
+        if n == 0 { return }
         clients[fd]?.lastActive = Self.now
         clients[fd]?.inbox.append(contentsOf: chunk[..<n])
         while running, let newline = clients[fd]?.inbox.firstIndex(of: 10) {
@@ -187,13 +186,10 @@ struct DaemonServer {
 
     mutating func flush(_ fd: Int32) {
         while let outbox = clients[fd]?.outbox, !outbox.isEmpty {
-            let n = outbox.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n > 0 {
-                clients[fd]!.outbox.removeFirst(n)
-            } else {
-                if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
-                return drop(fd, "its socket failed")
-            }
+            // nil: the write failed; 0: the socket takes nothing now.
+            guard let n = outbox.withUnsafeBytes({ try? Sys.writeAvailable(fd, $0) }) else { return drop(fd, "its socket failed") }
+            if n == 0 { return }
+            clients[fd]!.outbox.removeFirst(n)
         }
     }
 

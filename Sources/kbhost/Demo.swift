@@ -53,8 +53,8 @@ struct Demo: ParsableCommand {
     func interactive() throws {
         let home = NSTemporaryDirectory() + "kbhost-demo-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: home) }
-        setenv("KBHOST_HOME", home, 1)
-        setenv("KBHOST_RUNTIME_DIR", home + "/run", 1)
+        try? Sys.setEnvironment("KBHOST_HOME", home)
+        try? Sys.setEnvironment("KBHOST_RUNTIME_DIR", home + "/run")
         let store = SettingsStore(directory: home)
         try store.update { settings in
             settings.enabled = Demo.tour.map(\.keyboard) + [SystemKeyboard.identifier]

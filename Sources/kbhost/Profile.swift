@@ -78,7 +78,6 @@ struct Profile: ParsableCommand {
         guard let reader = FootprintReader(pid: session.pid) else {
             throw exitWithError("cannot read the footprint of \(session.pid)", status: Kbhost.Exit.keyboardFailed)
         }
-        var overAfter: [String: Int] = [:]
         var peak = reader.read()?.total ?? 0
         var last = peak
         var footprints = [last]  // before the first tap, then after each
@@ -91,8 +90,8 @@ struct Profile: ParsableCommand {
             last = reader.read()?.total ?? last
             peak = max(peak, last)
             footprints.append(last)
-            for p in Governor.profiles where last > p.budget && overAfter[p.name] == nil { overAfter[p.name] = i + 1 }
         }
+        let overAfter = MemoryBudget.profiles.reduce(into: [String: Int]()) { $0[$1.name] = $1.overAfterTap(footprints) }
         let done = footprints.count - 1
         peak = max(peak, session.peakFootprint ?? 0)
         let rows = Governor.profiles.map {

@@ -1,4 +1,5 @@
 import Foundation
+import KBCore
 import KBSystem
 import Synchronization
 
@@ -29,29 +30,18 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
 public final class Governor: @unchecked Sendable {
     public static let shared = Governor()
 
-    /// Device profiles: the budgets phones and tablets are measured to enforce.
-    public static let profiles: [(name: String, budget: Int)] = [
-        ("older-phone", 48 << 20), ("recent-phone", 77 << 20), ("tablet", 90 << 20),
-    ]
-    public static let defaultBudget = 48 << 20
+    /// Device profiles: the budgets phones and tablets are measured to enforce (KBCore's `MemoryBudget`).
+    public static let profiles: [(name: String, budget: Int)] = MemoryBudget.profiles.map { ($0.name, $0.budget) }
+    public static let defaultBudget = MemoryBudget.defaultBudget
     /// RLIMIT_DATA of every keyboard's process: the backstop behind the budget.
-    public static let backstop = 512 << 20
-    /// The budgets that mean something: from 8 MiB (a sample keyboard's process takes about 1 MiB,
-    /// a Swift one with its dictionaries a few) to the backstop (over it, RLIMIT_DATA fails the
-    /// keyboard's allocations before the governor would see it go over).
-    public static let budgetRange = (8 << 20)...backstop
+    public static let backstop = MemoryBudget.backstop
+    /// The budgets that mean something (`MemoryBudget.range`).
+    public static let budgetRange = MemoryBudget.range
 
     /// A budget given as MiB ("48") or a profile name ("recent-phone"), in bytes; nil outside `budgetRange`.
-    public static func budget(parsing text: String) -> Int? {
-        if let profile = profiles.first(where: { $0.name == text }) { return profile.budget }
-        guard let mib = Int(text), mib <= budgetRange.upperBound >> 20, budgetRange.contains(mib << 20) else { return nil }
-        return mib << 20
-    }
+    public static func budget(parsing text: String) -> Int? { MemoryBudget.parse(text) }
 
-    public static var budgetHelp: String {
-        "\(budgetRange.lowerBound >> 20) to \(budgetRange.upperBound >> 20) MiB, or a device profile: "
-            + profiles.map { "\($0.name) (\($0.budget >> 20) MiB)" }.joined(separator: ", ")
-    }
+    public static var budgetHelp: String { MemoryBudget.help }
 
     /// The fastest a keyboard is assumed to touch memory (bytes per ns), for pacing samples by headroom.
     static let assumedTouchRate = 2.5  // 2.5 GB/s
@@ -111,10 +101,7 @@ public final class Governor: @unchecked Sendable {
         defer { startLock.unlock() }
         guard !started else { return }
         started = true
-        let thread = Thread { [self] in self.loop() }
-        thread.name = "kbhost-governor"
-        thread.qualityOfService = .userInteractive
-        thread.start()
+        Threads.start(name: "kbhost-governor") { [self] in self.loop() }
     }
 
     private func loop() {
