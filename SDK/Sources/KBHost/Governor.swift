@@ -69,6 +69,10 @@ public final class Governor: @unchecked Sendable {
     public static let memoryWarningRearmFraction = 0.7
 
     private let state = Mutex<[Int32: Watch]>([:])
+    /// Warnings earned by any process so far. Every call a host makes asks `warnings(of:)`;
+    /// while this is 0 (nearly always) the answer needs no lock, which the sampling thread
+    /// holds while it reads a footprint (tens of µs).
+    private let warningsEarned = Atomic<Int>(0)
     private let wake = DispatchSemaphore(value: 0)
     private var started = false
     private let startLock = NSLock()
@@ -91,7 +95,10 @@ public final class Governor: @unchecked Sendable {
     public func kill(of pid: Int32) -> MemoryKill? { state.withLock { $0[pid]?.kill } }
 
     /// How many memory warnings a watched process has earned (see `memoryWarningFraction`).
-    public func warnings(of pid: Int32) -> Int { state.withLock { $0[pid]?.warnings ?? 0 } }
+    public func warnings(of pid: Int32) -> Int {
+        guard warningsEarned.load(ordering: .acquiring) > 0 else { return 0 }
+        return state.withLock { $0[pid]?.warnings ?? 0 }
+    }
 
     /// The peak footprint seen for a watched process.
     public func peak(of pid: Int32) -> Int? { state.withLock { $0[pid]?.peak } }
@@ -141,7 +148,10 @@ public final class Governor: @unchecked Sendable {
         }
         w.lastUnderBudget = now
         if Double(footprint) >= Double(w.budget) * Governor.memoryWarningFraction {
-            if w.armed { w.warnings += 1 }
+            if w.armed {
+                w.warnings += 1
+                warningsEarned.add(1, ordering: .releasing)
+            }
             w.armed = false
         } else if Double(footprint) < Double(w.budget) * Governor.memoryWarningRearmFraction {
             w.armed = true

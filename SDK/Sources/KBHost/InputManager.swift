@@ -248,6 +248,13 @@ public final class InputManager {
             }
             return .tapped
         }
+        if let key = session.layout.key(named: name) {  // the usual case: one lookup, the key tapped as it is
+            do { try session.perform(.tap, on: key) } catch {
+                fellBack(from: currentID, because: SessionError.keyboardFailed(error).description)
+                return .failed
+            }
+            return .tapped
+        }
         let target = session.layout.keyName(typed: name)
         do {
             if session.layout.key(named: target) == nil, let shown = Self.otherCase(of: target),
