@@ -59,6 +59,12 @@ final class IBusFrontEnd {
     var daemonCommitsPreedit = false
     /// The operations of the action under way (`act`), replayed together when it ends.
     var pending: [ClientEdit]?
+    /// What the keyboard did since the field took focus, held until the engine knows what the
+    /// field is: ibus-daemon sends FocusIn before ContentType, so the keyboard appears before
+    /// the engine can know it is in a password field. Whatever the daemon sends next (a key,
+    /// the app's text, the content type, focus out) comes after the content type: then these
+    /// reach the app, or are dropped in a secure field (`settle`).
+    var heldSinceFocus: [(operations: [ClientEdit], oneAction: Bool)]?
 
     init(context: Context, budget: Int) throws {
         self.context = context
@@ -85,7 +91,7 @@ final class IBusFrontEnd {
             }
             guard !daemonCommitsPreedit else { return }
             let operations = ClientEdit.operations(for: edit, before: before, after: after)
-            if pending != nil { pending! += operations } else { operations.forEach { replay($0, on: engine) } }
+            if pending != nil { pending! += operations } else { deliver(operations, on: engine, oneAction: false) }
         case .keyboardFailed(let id, let reason, let setAside, let landedOn):
             let aside = setAside ? " It is set aside until enabled again." : ""
             let landing = landedOn == SystemKeyboard.identifier
@@ -95,6 +101,22 @@ final class IBusFrontEnd {
         case .currentChanged:
             break
         }
+    }
+
+    /// Edits reach the app, unless the field is secure: nothing a keyboard does reaches a
+    /// password field (the system keyboard serves it; the app types its keys itself).
+    func deliver(_ operations: [ClientEdit], on engine: UnsafeMutableRawPointer, oneAction: Bool = true) {
+        guard !operations.isEmpty, !manager.field.traits.isSecureTextEntry else { return }
+        if heldSinceFocus != nil { return heldSinceFocus!.append((operations, oneAction)) }
+        if oneAction { replay(operations, on: engine) } else { operations.forEach { replay($0, on: engine) } }
+    }
+
+    /// The field's purpose is known now: what the keyboard did since focus reaches the app
+    /// (or nothing, in a password field).
+    func settle(_ engine: UnsafeMutableRawPointer) {
+        guard engine == focused, let held = heldSinceFocus else { return }
+        heldSinceFocus = nil
+        held.forEach { deliver($0.operations, on: engine, oneAction: $0.oneAction) }
     }
 
     func replay(_ operation: ClientEdit, on engine: UnsafeMutableRawPointer) {
@@ -127,6 +149,7 @@ final class IBusFrontEnd {
     /// A key event from the app: true when the keyboard took it.
     func key(_ engine: UnsafeMutableRawPointer, keyval: UInt32, state: UInt32) -> Bool {
         guard engine == focused else { return false }
+        settle(engine)
         let released = state & KeySym.releaseMask != 0
         if keyval == KeySym.shiftL || keyval == KeySym.shiftR {
             if !released { shiftAlone = true } else if shiftAlone {
@@ -186,6 +209,7 @@ final class IBusFrontEnd {
 
     /// A candidate chosen (a number key or a click): taps its key.
     func choose(_ index: Int) {
+        if let engine = focused { settle(engine) }
         guard index < candidateKeys.count else { return }
         act { _ = manager.tap("id:" + candidateKeys[index]) }
     }
@@ -196,7 +220,7 @@ final class IBusFrontEnd {
         body()
         let operations = pending ?? []
         pending = nil
-        if let engine = focused { replay(operations, on: engine) }
+        if let engine = focused { deliver(operations, on: engine) }
         refreshPanel()
     }
 
@@ -269,6 +293,7 @@ final class IBusFrontEnd {
         handledPresses = []
         held = nil
         recentDocuments = []
+        heldSinceFocus = []
         let state = engines[engine, default: EngineState()]
         engines[engine] = state
         act { manager.focus(state.field, text: state.field.traits.isSecureTextEntry ? TextBuffer() : state.surrounding ?? TextBuffer()) }
@@ -277,6 +302,7 @@ final class IBusFrontEnd {
 
     func focusOut(_ engine: UnsafeMutableRawPointer) {
         guard engine == focused else { return }
+        settle(engine)
         daemonCommitsPreedit = true
         manager.blur()
         daemonCommitsPreedit = false
@@ -286,6 +312,7 @@ final class IBusFrontEnd {
 
     func reset(_ engine: UnsafeMutableRawPointer) {
         guard engine == focused else { return }
+        settle(engine)
         daemonCommitsPreedit = true
         act { manager.commitMarkedText() }
         daemonCommitsPreedit = false
@@ -314,6 +341,7 @@ final class IBusFrontEnd {
     func surrounding(_ engine: UnsafeMutableRawPointer, text: String, cursor: Int, anchor: Int) {
         let buffer = Self.buffer(text, cursor: cursor, anchor: anchor)
         engines[engine, default: EngineState()].surrounding = buffer
+        settle(engine)
         guard engine == focused, !manager.field.traits.isSecureTextEntry,
               manager.currentDocument.buffer.markedRange == nil else { return }
         if recentDocuments.dropLast().contains(buffer.hashValue) { return }  // an echo of an earlier state
@@ -323,15 +351,20 @@ final class IBusFrontEnd {
 
     func contentType(_ engine: UnsafeMutableRawPointer, purpose: UInt32, hints: UInt32) {
         let field = Self.field(purpose: purpose, hints: hints)
-        guard engines[engine, default: EngineState()].field != field else { return }
+        guard engines[engine, default: EngineState()].field != field else { return settle(engine) }
         engines[engine]?.field = field
         guard engine == focused else { return }
         let text = field.traits.isSecureTextEntry ? TextBuffer() : manager.currentDocument.buffer
         act { manager.focus(field, text: text) }
+        // A preedit shown before would stay in clear in the password field, and ibus-daemon
+        // would commit it there at focus out: it goes (the keyboard's document is empty now).
+        if field.traits.isSecureTextEntry { kbh_ibus_preedit(engine, "", 0, 0) }
+        settle(engine)
     }
 
     func destroyed(_ engine: UnsafeMutableRawPointer) {
         if engine == focused {
+            heldSinceFocus = nil
             manager.blur()
             focused = nil
         }
