@@ -256,7 +256,9 @@ final class IBusFrontEnd {
                 ($0.identifier.hasPrefix("candidate.") || $0.identifier.hasPrefix("suggestion.")) && !$0.label.isEmpty
             }
         }
-        let labels = keys.map(\.label)
+        // Text, as the auxiliary text: a label's control characters and bidi overrides are shown
+        // as escapes (a newline would split the row, U+202E turn it around), never passed on.
+        let labels = keys.map { TerminalText.line($0.label) }
         candidateKeys = keys.map(\.identifier)
         candidatesAreConversions = keys.first?.identifier.hasPrefix("candidate.") == true
         if labels != shownCandidates {
