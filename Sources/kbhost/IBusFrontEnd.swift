@@ -65,6 +65,11 @@ final class IBusFrontEnd {
     /// the app's text, the content type, focus out) comes after the content type: then these
     /// reach the app, or are dropped in a secure field (`settle`).
     var heldSinceFocus: [(operations: [ClientEdit], oneAction: Bool)]?
+    /// Cursor moves are replayed as Left/Right keys: a keyboard that moved across a whole
+    /// document, back and forth, in one action made this engine queue millions of key events
+    /// (1.7 GB, the desktop's typing stuck for minutes). One delivery forwards at most this many.
+    static let maxMovesPerDelivery = 1000
+    var movesLeft = 0
 
     init(context: Context, budget: Int) throws {
         self.context = context
@@ -108,6 +113,7 @@ final class IBusFrontEnd {
     func deliver(_ operations: [ClientEdit], on engine: UnsafeMutableRawPointer, oneAction: Bool = true) {
         guard !operations.isEmpty, !manager.field.traits.isSecureTextEntry else { return }
         if heldSinceFocus != nil { return heldSinceFocus!.append((operations, oneAction)) }
+        movesLeft = Self.maxMovesPerDelivery
         if oneAction { replay(operations, on: engine) } else { operations.forEach { replay($0, on: engine) } }
     }
 
@@ -140,7 +146,9 @@ final class IBusFrontEnd {
             kbh_ibus_forward_key(engine, KeySym.backSpace, KeySym.backSpaceCode, 0)
         case .moveCursor(let characters):
             let (keyval, code) = characters < 0 ? (KeySym.left, KeySym.leftCode) : (KeySym.right, KeySym.rightCode)
-            for _ in 0..<abs(characters) { kbh_ibus_forward_key(engine, keyval, code, 0) }
+            let count = min(abs(characters), movesLeft)
+            movesLeft -= count
+            for _ in 0..<count { kbh_ibus_forward_key(engine, keyval, code, 0) }
         }
     }
 
