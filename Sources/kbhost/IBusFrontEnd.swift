@@ -61,9 +61,10 @@ final class IBusFrontEnd {
     var pending: [ClientEdit]?
     /// What the keyboard did since the field took focus, held until the engine knows what the
     /// field is: ibus-daemon sends FocusIn before ContentType, so the keyboard appears before
-    /// the engine can know it is in a password field. Whatever the daemon sends next (a key,
-    /// the app's text, the content type, focus out) comes after the content type: then these
-    /// reach the app, or are dropped in a secure field (`settle`).
+    /// the engine can know it is in a password field. The content type, a key, a candidate
+    /// click, a reset or focus out settle it (`settle`): then these reach the app, or are
+    /// dropped in a secure field. That holds while an app tells a field's purpose before its
+    /// first key (GTK does, before focus); the app's text is no such sign, it may come first.
     var heldSinceFocus: [(operations: [ClientEdit], oneAction: Bool)]?
     /// Cursor moves are replayed as Left/Right keys: a keyboard that moved across a whole
     /// document, back and forth, in one action made this engine queue millions of key events
@@ -351,7 +352,6 @@ final class IBusFrontEnd {
     func surrounding(_ engine: UnsafeMutableRawPointer, text: String, cursor: Int, anchor: Int) {
         let buffer = Self.buffer(text, cursor: cursor, anchor: anchor)
         engines[engine, default: EngineState()].surrounding = buffer
-        settle(engine)
         guard engine == focused, !manager.field.traits.isSecureTextEntry,
               manager.currentDocument.buffer.markedRange == nil else { return }
         if recentDocuments.dropLast().contains(buffer.hashValue) { return }  // an echo of an earlier state
