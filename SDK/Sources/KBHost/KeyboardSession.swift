@@ -11,11 +11,20 @@ public final class KeyboardSession {
     public internal(set) var layoutVersion = 0
     public internal(set) var events: [SessionEvent] = [] {
         didSet {  // a long-lived front end keeps the last `eventLimit` (amortized: trimmed at twice that)
-            if let limit = eventLimit, events.count > 2 * limit { events.removeFirst(events.count - limit) }
+            guard let limit = eventLimit else { return }
+            if events.count > 2 * limit { events.removeFirst(events.count - limit) }
+            // … and no more than `eventDetailLimit` bytes of each: a keyboard that logs megabytes
+            // a key would otherwise grow the front end by the event count times that.
+            if let last = events.last, let detail = last.detail, detail.utf8.count > Self.eventDetailLimit {
+                events[events.count - 1].detail = SessionEvent.cut(detail, to: Self.eventDetailLimit)
+            }
         }
     }
-    /// Keep only this many recent events (nil: all, as `kbhost type --json` reports them).
+    /// Keep only this many recent events, each detail cut to `eventDetailLimit` bytes (nil: all,
+    /// whole, as `kbhost type --json` reports them).
     public var eventLimit: Int?
+    /// With `eventLimit`: the bytes of one event's detail (a log line, the pasteboard) that are kept.
+    public static let eventDetailLimit = 4096
     /// Whether `events` also records the keyboard's edits through its proxy ("insertText: a",
     /// "deleteBackward", "adjustTextPosition: -1", "setMarkedText: か {1, 0}", "unmarkText"),
     /// where they fall among the other events. Consecutive insertions of one call arrive as one.

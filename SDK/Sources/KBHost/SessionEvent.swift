@@ -9,6 +9,17 @@ public struct SessionEvent: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { detail.map { "\(name): \($0)" } ?? name }
+
+    /// The first characters of `text` that fit in `limit` UTF-8 bytes, and how much was cut.
+    static func cut(_ text: String, to limit: Int) -> String {
+        guard text.utf8.count > limit else { return text }
+        var end = text.utf8.index(text.utf8.startIndex, offsetBy: limit)
+        while end > text.startIndex, String.Index(end, within: text) == nil {  // whole characters only
+            end = text.utf8.index(before: end)
+        }
+        let head = String(text[..<end])
+        return head + "… (\(text.utf8.count - head.utf8.count) more bytes not kept)"
+    }
 }
 
 public enum SessionError: Error, Hashable, Sendable, CustomStringConvertible {
