@@ -142,7 +142,11 @@ struct IBusEngines: ParsableCommand {
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&apos;"
-            default: out.unicodeScalars.append(scalar.value < 0x20 ? " " : scalar)
+            // XML 1.0 has no place for C0 controls, U+FFFE or U+FFFF: one in a display name made the
+            // whole <engines> list unreadable to IBus (third red team).
+            case _ where scalar.value < 0x20: out += " "
+            case "\u{FFFE}", "\u{FFFF}": out += "\u{FFFD}"
+            default: out.unicodeScalars.append(scalar)
             }
         }
         return out

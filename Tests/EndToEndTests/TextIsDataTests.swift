@@ -94,3 +94,44 @@ struct TextIsDataTests {
     }
     #endif
 }
+
+/// IBus reads `kbhost ibus engines --xml` as XML 1.0: a display name holding a character XML
+/// cannot carry (U+FFFF, found by the third red team) must not make the whole list unreadable.
+@Suite struct EngineListXMLTests {
+    /// The long names a strict XML 1.0 parser (Python's expat) reads from `xml`; nil if it refuses it.
+    func longNames(_ xml: String) throws -> [String]? {
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        python.arguments = ["-c", """
+            import sys, xml.dom.minidom as m
+            d = m.parseString(sys.stdin.buffer.read())
+            print("\\n".join(e.firstChild.data if e.firstChild else "" for e in d.getElementsByTagName("longname")))
+            """]
+        let input = Pipe(), output = Pipe()
+        python.standardInput = input
+        python.standardOutput = output
+        python.standardError = FileHandle.nullDevice
+        try python.run()
+        input.fileHandleForWriting.write(Data(xml.utf8))
+        try input.fileHandleForWriting.close()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        python.waitUntilExit()
+        guard python.terminationStatus == 0 else { return nil }
+        return String(decoding: out, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs python3"))
+    func aNameWithCharactersXMLCannotHoldStillGivesAListIBusCanRead() throws {
+        let w = try World()
+        try w.standardKeyboards()
+        try TextIsDataTests().writeBundle(w.manifests + "/odd", id: "dev.example.Odd", name: "Odd\u{FFFF}\u{FFFE}Name")
+        #expect(try w.kbhost("enable", "dev.example.Odd").status == 0)
+        let r = try w.kbhost("ibus", "engines", "--xml")
+        #expect(r.status == 0)
+        let names = try #require(try longNames(r.out), "the list is not XML: \(r.out)")
+        #expect(names.contains("Odd\u{FFFD}\u{FFFD}Name (kbhost)"), "\(names)")
+        // The positive control: the name as it is cannot be carried (the parser refuses it).
+        #expect(try longNames("<engines><engine><longname>Odd\u{FFFF}</longname></engine></engines>") == nil)
+        #expect(try longNames("<engines><engine><longname>Odd</longname></engine></engines>") == ["Odd"])
+    }
+}
