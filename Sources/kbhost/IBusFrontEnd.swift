@@ -260,13 +260,19 @@ final class IBusFrontEnd {
         lastDrawn = drawn
         var keys: [KeyboardLayout.Key] = []
         if let layout = active?.layout {
-            keys = layout.rows.joined().filter {
+            // The first `candidateLimit` only: 60,000 candidates cost 1.2 s a key to escape and
+            // hand to IBus (third red team), and no person pages through more.
+            keys = Array(layout.rows.joined().lazy.filter {
                 ($0.identifier.hasPrefix("candidate.") || $0.identifier.hasPrefix("suggestion.")) && !$0.label.isEmpty
-            }
+            }.prefix(Self.candidateLimit))
         }
         // Text, as the auxiliary text: a label's control characters and bidi overrides are shown
-        // as escapes (a newline would split the row, U+202E turn it around), never passed on.
-        let labels = keys.map { TerminalText.line($0.label) }
+        // as escapes (a newline would split the row, U+202E turn it around), never passed on; and
+        // cut to what a candidate window can show.
+        let labels = keys.map { key in
+            let line = TerminalText.line(key.label.prefix(Self.candidateLabelLimit + 1))
+            return line.count > Self.candidateLabelLimit ? line.prefix(Self.candidateLabelLimit - 1) + "…" : line
+        }
         candidateKeys = keys.map(\.identifier)
         candidatesAreConversions = keys.first?.identifier.hasPrefix("candidate.") == true
         if labels != shownCandidates {
@@ -285,6 +291,10 @@ final class IBusFrontEnd {
             kbh_ibus_auxiliary(engine, TerminalText.line(auxiliary))
         }
     }
+
+    /// Candidates shown in IBus's window, at most; and the characters of one candidate's label.
+    static let candidateLimit = 100
+    static let candidateLabelLimit = 80
 
     func hidePanel(_ engine: UnsafeMutableRawPointer) {
         lastDrawn = nil

@@ -23,3 +23,21 @@ struct IBusPanelTextTests {
         #expect(controls(s.candidates.joined()).isEmpty, "escaped: \(s.candidates.map(\.debugDescription))")
     }
 }
+
+/// A keyboard with thousands of candidates: the panel shows the first hundred, each cut to what
+/// a candidate window can show (the third red team's keyboard cost 1.2 s a key with 60,000).
+@Suite("kbhost ibus: the candidate window is bounded", .serialized,
+       .enabled(if: IBusWorld.missing.isEmpty, IBusWorld.skipNote))
+struct IBusCandidateLimitTests {
+    @Test func thousandsOfCandidatesShowAsTheFirstHundredCut() throws {
+        let id = "dev.example.ManyCandidates"
+        let world = try IBusWorld([["enable", id], ["set", id]], bundles: [(id, "ManyCandidates")])
+        let app = try world.client()
+        let first = try app.send("type a")
+        #expect(first.text == "a")
+        let s = try app.send("type a")
+        #expect(s.text == "aa", "the keys still type")
+        #expect(s.candidates.count == 100, "\(s.candidates.count) candidates")
+        #expect(s.candidates.allSatisfy { $0.count <= 80 && $0.hasPrefix("ccc") && $0.hasSuffix("…") }, "\(s.candidates.first ?? "")")
+    }
+}
