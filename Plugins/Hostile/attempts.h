@@ -1,6 +1,6 @@
 /* What the hostile keyboard's files share: its instance, the report it types,
    the numbers the tests write into the document, and every attempt (one file
-   per kind: network.c, files.c, processes.c, resources.c; hostile.c holds the
+   per kind: network.c, files.c, processes.c, resources.c, kernel.c; hostile.c holds the
    helpers, the layout's table and the plugin's entry). Nothing here is
    exported from the library. */
 #ifndef HOSTILE_ATTEMPTS_H
@@ -123,5 +123,19 @@ HIDDEN void try_pagetables(hostile *self);
 HIDDEN void try_threads(hostile *self);
 HIDDEN void try_ifconf(hostile *self);
 HIDDEN void try_procnet(hostile *self);
+
+/* kernel.c */
+HIDDEN void try_lease(hostile *self);
+HIDDEN void try_dnotify(hostile *self);
+HIDDEN void try_personality(hostile *self);
+HIDDEN void try_sync(hostile *self);
+HIDDEN void try_capget(hostile *self);
+HIDDEN void try_getsid(hostile *self);
+HIDDEN void try_sysinfo(hostile *self);
+HIDDEN void try_syslog(hostile *self);
+HIDDEN void try_perf(hostile *self);
+HIDDEN void try_userfaultfd(hostile *self);
+HIDDEN void try_int80(hostile *self);
+HIDDEN void try_named_group(hostile *self);
 
 #endif

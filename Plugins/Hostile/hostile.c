@@ -88,6 +88,11 @@ static const struct attempt {
     {"tmp-peek", "tmpPeek", try_tmp_peek}, {"threads", "threads", try_threads}, {"flock", "flock", try_flock},
     {"pagetables", "pagetables", try_pagetables},
     {"procnet", "procnet", try_procnet},
+    {"lease", "lease", try_lease}, {"dnotify", "dnotify", try_dnotify}, {"personality", "personality", try_personality},
+    {"sync", "sync", try_sync}, {"capget", "capget", try_capget}, {"getsid", "getsid", try_getsid},
+    {"sysinfo", "sysinfo", try_sysinfo}, {"syslog", "syslog", try_syslog}, {"perf", "perf", try_perf},
+    {"userfaultfd", "userfaultfd", try_userfaultfd}, {"int80", "int80", try_int80},
+    {"named-group", "namedGroup", try_named_group},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])
 

@@ -308,6 +308,7 @@ int kbh_sandbox_apply(const kbh_sandbox_request *q, unsigned *skipped, char *err
         return -1;
     }
     int rc = 0;
+    kbh_seccomp_record_open(q->container);
     if (have & KBH_MECH_NAMESPACES) rc = kbh_isolate_filesystem(q, libs->list, (size_t)libs->count, err, size);
     // Huge pages let memory outrun the governor's samples (18.7 MiB over a budget was seen): none.
     if (rc == 0 && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) < 0) {

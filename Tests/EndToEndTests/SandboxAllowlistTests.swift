@@ -1,0 +1,84 @@
+import Foundation
+import Glibc
+import KBHost
+import Testing
+
+/// The filter is an allowlist: calls no deny list named are refused too. Each
+/// attempt aims at a real target (the victim process, its group's lock file
+/// and folder, the machine's page cache and kernel log), and the positive
+/// control makes the same attempts in an extension process without the sandbox.
+/// Part of SandboxTests' suite, so that its scenes (which bind fixed names)
+/// are never set up twice at once.
+extension SandboxTests {
+    /// Not on the old deny list (an attacker's first tries past it), and refused now.
+    static let unlisted = ["lease", "dnotify", "personality", "sync", "capget", "getsid", "sysinfo"]
+    /// On the old deny list by name; now refused because nothing allows them.
+    static let formerlyListed = ["syslog", "perf", "userfaultfd"]
+    /// The system call behind each key, as the log names it.
+    static let calls = ["lease": "fcntl", "dnotify": "fcntl", "personality": "personality", "sync": "sync", "capget": "capget",
+                        "getsid": "getsid", "sysinfo": "sysinfo", "syslog": "syslog", "perf": "perf_event_open",
+                        "userfaultfd": "userfaultfd"]
+
+    /// The sandboxed attempts, each twice, then x32 so that the keyboard's log is printed with its failure.
+    func attempt(_ scene: Scene, _ keys: [String]) throws -> (outcome: [String: String], log: String) {
+        let r = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--text", scene.prefix] + keys + keys + ["x32"],
+                                    extraEnvironment: scene.env)
+        #expect(r.status == 4, "x32 ends it: \(r.err)")
+        return (Scene.outcomes(r.out), r.err)
+    }
+
+    func expectRefused(_ o: [String: String], log: String, _ keys: [String]) {
+        for key in keys {
+            #expect(o[key] == SandboxTests.seccomp, "\(key): \(o[key] ?? "nothing")")
+            let call = SandboxTests.calls[key] ?? key
+            let line = "kbhost sandbox: \(call) is not allowed to keyboards" + (call == "fcntl" ? " with these arguments" : "")
+            #expect(log.components(separatedBy: line + " (EPERM)").count == 2, "the filter refused \(call), said once: \(log)")
+        }
+    }
+
+    @Test func callsNoDenyListNamedAreRefusedWithAndWithoutOpenAccess() throws {
+        let scene = try Scene()
+        scene.expectTargetsExist()
+        // In two runs: a failure quotes the last 8 lines of the keyboard's log.
+        let batches = [Array(SandboxTests.unlisted.prefix(5)), Array(SandboxTests.unlisted.dropFirst(5)) + SandboxTests.formerlyListed]
+        for openAccess in [false, true] {
+            if openAccess { #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0) }
+            for keys in batches {
+                let (o, log) = try attempt(scene, keys)
+                expectRefused(o, log: log, keys)
+            }
+        }
+        #expect(Fixtures.processExists(scene.victim))
+    }
+
+    /// The positive control: the same keys reach their targets without the sandbox.
+    @Test(.enabled(if: getuid() == 0, "leases, the kernel log and counters on another process need root's capabilities"))
+    func withoutTheSandboxTheSameCallsReachTheirTargets() throws {
+        let scene = try Scene()
+        let o = try scene.attemptUnsandboxed(SandboxTests.unlisted + SandboxTests.formerlyListed)
+        #expect(o["lease"] == "allowed: took a read lease on its group's lock file")
+        #expect(o["dnotify"] == "allowed: watches its group's folder")
+        #expect(o["personality"]?.hasPrefix("allowed: set READ_IMPLIES_EXEC") == true, "\(o["personality"] ?? "nothing")")
+        #expect(o["sync"] == "allowed: flushed the machine's dirty pages")
+        #expect(o["capget"]?.hasPrefix("allowed: read the victim's capabilities") == true, "\(o["capget"] ?? "nothing")")
+        #expect(o["getsid"]?.hasPrefix("allowed: the victim's session is") == true, "\(o["getsid"] ?? "nothing")")
+        if let tasks = o["sysinfo"].flatMap({ Int($0.split(separator: " ")[4]) }) {
+            #expect(tasks > 3, "the machine's tasks, far more than the keyboard's own")
+        } else {
+            Issue.record("sysinfo: \(o["sysinfo"] ?? "nothing")")
+        }
+        #expect(o["syslog"]?.hasPrefix("allowed: read") == true, "\(o["syslog"] ?? "nothing")")
+        #expect(o["perf"] == "allowed: counts the victim's time")
+        #expect(o["userfaultfd"] == "allowed: made a userfaultfd")
+    }
+
+    /// A 32-bit system call (int 0x80) ends the keyboard, as x32 does.
+    @Test func anInt80SystemCallEndsTheKeyboard() throws {
+        let w = try World()
+        let env = ["KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory ?? ""]
+        let r = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "own", "int80"], extraEnvironment: env)
+        #expect(r.status == 4)
+        #expect(r.out.hasPrefix("own: allowed"), "what it typed before stays")
+        #expect(r.err.contains("failed during key 'int80': ended by signal SIGSYS"), "\(r.err)")
+    }
+}
