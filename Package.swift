@@ -134,7 +134,8 @@ let package = Package(
         // Tests: unit tests by module (KBSystem's are in KBHostTests), end-to-end tests through real
         // processes (the worker, its runtime and the CLI are tested there), and the module map.
         .testTarget(name: "KBTextTests", dependencies: ["KBText"]),
-        .testTarget(name: "KBWireTests", dependencies: ["KBWire", "KBText"]),
+        // Fixtures/frames: the hostile wire frames scripts/make-wire-corpus.py writes, read at test time.
+        .testTarget(name: "KBWireTests", dependencies: ["KBWire", "KBText"], exclude: ["Fixtures"]),
         .testTarget(name: "KeyboardSDKTests", dependencies: ["KeyboardSDK", "KeyboardTesting", "CKeyboardABI"]),
         // The contract the ABI header and the wire share: the two modules cannot see each other.
         .testTarget(name: "KBExtensionRuntimeTests", dependencies: ["KBExtensionRuntime", "KBWire", "CKeyboardABI"]),
