@@ -61,14 +61,7 @@ struct DaemonFindingsTests {
         var resumed = false
         defer { if !resumed { kill(t.process.processIdentifier, SIGCONT) } }
         // Every reload sends the attach (subscribed with settings) an event it does not read.
-        let busy = try #require(UnixSocket.connect(d.socket))
-        defer { Sys.close(busy) }
-        let reload = try DaemonLoadTests.line(["request": "reload", "home": d.w.home])
-        var replies = LineChannel(fd: busy)
-        for _ in 0..<30 {
-            #expect(DaemonLoadTests.write(busy, Array([[UInt8]](repeating: reload, count: 1000).joined())))
-            for _ in 0..<1000 { _ = try DaemonTests.receive(&replies, seconds: 10) }
-        }
+        try DaemonLoadTests.reloadThirtyThousandTimes(d)
         let next = try DaemonLoadTests.within(10, d, ["next"])
         #expect(next.status == 0 && next.elapsed < 5, "kbhost next: status \(next.status) after \(next.elapsed) s")
         kill(t.process.processIdentifier, SIGCONT)
