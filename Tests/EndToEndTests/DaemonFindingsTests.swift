@@ -76,7 +76,8 @@ struct DaemonFindingsTests {
         t.press([27])
     }
 
-    /// A daemon whose standard error is `log`, at `level`.
+    /// Replaces the fixture's daemon with one at `level` whose standard error is kept, runs `body`,
+    /// stops it with `serve --stop`, and returns what it logged.
     static func logged(_ d: DaemonTests.Daemon, level: String?, _ body: (Process) throws -> Void) throws -> String {
         // The fixture's daemon is replaced by one whose log is kept.
         kill(d.process.processIdentifier, SIGTERM)
@@ -86,10 +87,12 @@ struct DaemonFindingsTests {
         let serve = Fixtures.kbhostProcess(["serve"] + (level.map { ["--log-level", $0] } ?? []), environment: d.env.mapValues { $0 })
         serve.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         try serve.run()
+        defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL); serve.waitUntilExit() } }  // a failed check leaves none
         for _ in 0..<500 where !FileManager.default.fileExists(atPath: d.socket) { usleep(10_000) }
         try body(serve)
         #expect(try d.kbhost("serve", "--stop").status == 0)
-        serve.waitUntilExit()
+        for _ in 0..<1000 where serve.isRunning { usleep(10_000) }
+        #expect(!serve.isRunning, "serve --stop did not stop it within 10 s")
         return try String(contentsOfFile: log, encoding: .utf8)
     }
 
@@ -107,6 +110,7 @@ struct DaemonFindingsTests {
             // A request the daemon does not take (refused, logged), then a line past 1 MiB (the client dropped).
             let stranger = try #require(UnixSocket.connect(d.socket))
             defer { Sys.close(stranger) }
+            UnixSocket.setTimeout(stranger, milliseconds: 5000)  // a daemon that never reads must not hang the test
             #expect(DaemonLoadTests.write(stranger, Array("{\"request\":\"grant\",\"everything\":true}\n".utf8)))
             _ = DaemonLoadTests.write(stranger, [UInt8](repeating: UInt8(ascii: "x"), count: (1 << 20) + 4096))
             #expect(DaemonLoadTests.closed(stranger, seconds: 5))
