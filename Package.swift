@@ -6,7 +6,7 @@
 // when the two disagree and names the line to change.
 //
 // Two manifests. The SDK's modules live in SDK/ (the ABI header, KeyboardSDK, KeyboardTesting,
-// and what the testing kit runs a keyboard with: KBHost, KBExtensionRuntime, KBWire, KBText,
+// and what the testing kit runs a keyboard with: KBHost, KBCore, KBExtensionRuntime, KBWire, KBText,
 // KBSystem, CFFI, CKBShims), which is a package of its own, SDK/Package.swift: what a keyboard's
 // package (`kbhost new`) depends on by path. Its graph so holds no sample keyboard (an author's
 // Science or Calculator would clash with ours: SwiftPM refuses two targets of one name in a
@@ -33,6 +33,7 @@ let package = Package(
         // The sample keyboards: each a shared library the worker dlopens.
         .library(name: "CalculatorKeyboard", type: .dynamic, targets: ["CalculatorKeyboard"]),
         .library(name: "ScienceKeyboard", type: .dynamic, targets: ["ScienceKeyboard"]),
+        .library(name: "ScienceUIKitKeyboard", type: .dynamic, targets: ["ScienceUIKitKeyboard"]),
         .library(name: "KanaKeyboard", type: .dynamic, targets: ["KanaKeyboard"]),
         .library(name: "EnglishKeyboard", type: .dynamic, targets: ["EnglishKeyboard"]),
         .library(name: "NumberPadKeyboard", type: .dynamic, targets: ["NumberPadKeyboard"]),
@@ -71,13 +72,20 @@ let package = Package(
         .target(name: "KBText", path: "SDK/Sources/KBText"),
         // Pure, Foundation-free: framing, messages and their binary codec.
         .target(name: "KBWire", dependencies: ["KBText"], path: "SDK/Sources/KBWire"),
-        // The system layer: spawn, pidfd, rlimits, poll, sockets, atomic files, /proc. Most system
-        // calls go through it; the sandbox's are in CKBSandbox, and a few plain Glibc calls (kill,
-        // waitpid, dlopen, exit) are made where they are used.
+        // Pure, Foundation-free: the input manager's values and rules — manifests, settings, cycling,
+        // tap steps, device profiles, layouts. No files, no clock, no processes: the caller passes them in.
+        .target(name: "KBCore", dependencies: ["KBText", "KBWire"], path: "SDK/Sources/KBCore"),
+        // The system layer: spawn, pidfd, rlimits, poll, sockets, atomic files, /proc, and the raw
+        // calls (kill, waitpid, read/write, stat, chmod, dlopen, getrlimit, setenv…) behind Sys, which
+        // ArchitectureTests holds to; the sandbox's are in CKBSandbox (C).
         .target(name: "KBSystem", dependencies: ["CKBShims"], path: "SDK/Sources/KBSystem"),
 
         // The SDK keyboard authors write against (no Foundation).
         .target(name: "KeyboardSDK", dependencies: ["CKeyboardABI"], path: "SDK/Sources/KeyboardSDK"),
+        // UIKit's spellings (UIInputViewController, UITextDocumentProxy, NSRange, CGSize, the
+        // trait types) over KeyboardSDK, so that one module of keyboard code compiles for iOS and
+        // for kbhost. No Foundation: it loads into the keyboard's process.
+        .target(name: "KeyboardUIKitCompat", dependencies: ["KeyboardSDK"], path: "SDK/Sources/KeyboardUIKitCompat"),
         // For an author's tests: the in-process driver, and KeyboardProcess (the real worker,
         // under a budget, through KBHost). The one module that sees both the SDK and the host.
         .target(name: "KeyboardTesting", dependencies: ["KeyboardSDK", "KBExtensionRuntime", "KBWire", "KBText", "KBHost", "KBSystem"],
@@ -94,7 +102,7 @@ let package = Package(
 
         // The input manager's library: documents, manifests, registry, settings, extension
         // processes, sessions, the input manager. Never the SDK or the ABI: it speaks KBWire.
-        .target(name: "KBHost", dependencies: ["KBWire", "KBText", "KBSystem"], path: "SDK/Sources/KBHost"),
+        .target(name: "KBHost", dependencies: ["KBCore", "KBWire", "KBText", "KBSystem"], path: "SDK/Sources/KBHost"),
         .executableTarget(name: "kbhost",
                           dependencies: ["KBHost", "KBText", "KBSystem", "KBWire", "CKBSandbox", "CKBIBus",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -115,6 +123,10 @@ let package = Package(
         .target(name: "CalculatorKeyboard", dependencies: ["Calculator", "KeyboardSDK"], path: "Plugins/Calculator/Export"),
         .target(name: "Science", dependencies: ["KeyboardSDK"], path: "Plugins/Science/Keyboard"),
         .target(name: "ScienceKeyboard", dependencies: ["Science", "KeyboardSDK"], path: "Plugins/Science/Export"),
+        // The seed's Science keyboard again, its controller written against UIKit's names
+        // (KeyboardUIKitCompat) as on iOS: the same code compiles for both.
+        .target(name: "ScienceUIKit", dependencies: ["KeyboardUIKitCompat", "KeyboardSDK"], path: "Plugins/ScienceUIKit/Keyboard"),
+        .target(name: "ScienceUIKitKeyboard", dependencies: ["ScienceUIKit", "KeyboardSDK"], path: "Plugins/ScienceUIKit/Export"),
         // Japanese with kana–kanji conversion through anthy (Debian's libanthy-dev; no pkg-config file).
         .systemLibrary(name: "CAnthy", path: "Plugins/Kana/CAnthy", providers: [.apt(["libanthy-dev"])]),
         .target(name: "Kana", dependencies: ["KeyboardSDK", "CAnthy"], path: "Plugins/Kana/Keyboard"),
@@ -136,6 +148,8 @@ let package = Package(
         .testTarget(name: "KBTextTests", dependencies: ["KBText"]),
         // Fixtures/frames: the hostile wire frames scripts/make-wire-corpus.py writes, read at test time.
         .testTarget(name: "KBWireTests", dependencies: ["KBWire", "KBText"], exclude: ["Fixtures"]),
+        // The core's rules (cycling, settings, budgets, tap steps), with no files, clock or processes.
+        .testTarget(name: "KBCoreTests", dependencies: ["KBCore", "KBText"]),
         .testTarget(name: "KeyboardSDKTests", dependencies: ["KeyboardSDK", "KeyboardTesting", "CKeyboardABI"]),
         // The contract the ABI header and the wire share: the two modules cannot see each other.
         .testTarget(name: "KBExtensionRuntimeTests", dependencies: ["KBExtensionRuntime", "KBWire", "CKeyboardABI"]),
@@ -143,15 +157,22 @@ let package = Package(
         // same entry symbol (kbhost_keyboard_plugin_v1), so no test links one.
         .testTarget(name: "CalculatorKeyboardTests", dependencies: ["Calculator", "KeyboardTesting"]),
         .testTarget(name: "ScienceKeyboardTests", dependencies: ["Science", "KeyboardTesting"]),
+        // The UIKit compatibility layer, and the Science port on it in process and in its real
+        // process (KBHost finds the built library).
+        .testTarget(name: "ScienceUIKitTests", dependencies: ["ScienceUIKit", "KeyboardUIKitCompat", "KeyboardTesting", "KBHost"]),
         .testTarget(name: "KanaKeyboardTests", dependencies: ["Kana", "KeyboardTesting"]),
         .testTarget(name: "EnglishKeyboardTests", dependencies: ["English", "KeyboardTesting"]),
         // The guide's samples (docs/writing-a-keyboard.md), compiled and run.
-        .testTarget(name: "GuideTests", dependencies: ["KeyboardSDK", "KeyboardTesting"]),
+        .testTarget(name: "GuideTests", dependencies: ["KeyboardSDK", "KeyboardTesting", "KeyboardUIKitCompat"]),
         // Fixtures/manifests: the hostile manifests scripts/make-manifest-corpus.py writes, read at test time.
         .testTarget(name: "KBHostTests", dependencies: ["KBHost", "KBText", "KBWire", "KBSystem"], exclude: ["Fixtures"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["KBHost", "KBText", "KBSystem"]),
+        // Golden/: every command's output, one transcript a case (GoldenTests), read at test time.
+        .testTarget(name: "EndToEndTests", dependencies: ["KBHost", "KBText", "KBSystem"], exclude: ["Golden"]),
         // ARCHITECTURE.md's module map against this file, and the arrows it forbids. Reads text only.
         .testTarget(name: "ArchitectureTests"),
+        // The SDK's API reference: every public symbol of its modules documented (symbol graphs
+        // of the modules this build made; scripts/make-docs builds the DocC archive).
+        .testTarget(name: "DocumentationTests", dependencies: ["KeyboardSDK", "KeyboardTesting", "KeyboardUIKitCompat"]),
     ]
 )
 
@@ -173,7 +194,8 @@ for target in package.targets where !cTargets.contains(target.name) {
 // keyboards import neither Swift concurrency nor string processing (regex), so
 // those runtimes are not loaded (a keyboard that uses them pays for them).
 let workerModules: Set<String> = ["KBText", "KBWire", "KBSystem", "KBExtensionRuntime", "KBWorker",
-                                  "KeyboardSDK", "Calculator", "CalculatorKeyboard", "Science", "ScienceKeyboard",
+                                  "KeyboardSDK", "KeyboardUIKitCompat", "Calculator", "CalculatorKeyboard", "Science", "ScienceKeyboard",
+                                  "ScienceUIKit", "ScienceUIKitKeyboard",
                                   "Kana", "KanaKeyboard", "English", "EnglishKeyboard"]
 for target in package.targets where workerModules.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [

@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 //
 // kbhost's SDK: what a keyboard's own package depends on, and nothing else — the ABI header,
-// KeyboardSDK, KeyboardTesting, and what the testing kit runs a keyboard with (KBHost,
+// KeyboardSDK, KeyboardTesting, and what the testing kit runs a keyboard with (KBHost, KBCore,
 // KBExtensionRuntime, KBWire, KBText, KBSystem, CFFI, CKBShims). See ARCHITECTURE.md, "Two manifests".
 //
 // A keyboard's package (`kbhost new`) writes `.package(path: "…/SDK")` and names it
@@ -12,6 +12,10 @@
 //
 // kbhost's package (../Package.swift) builds these folders as targets of its own, declared as
 // here; ArchitectureTests fails when the two declarations differ.
+//
+// The API reference (the .docc catalogs beside the sources) is made by ../scripts/make-docs with
+// the toolchain's own symbolgraph-extract and docc, not by swift-docc-plugin: a plugin declared
+// here would be resolved into every keyboard's package graph, as a remote package.
 import PackageDescription
 
 let package = Package(
@@ -20,6 +24,8 @@ let package = Package(
         // For keyboard authors: the SDK, and the testing kit for their tests.
         .library(name: "KeyboardSDK", targets: ["KeyboardSDK"]),
         .library(name: "KeyboardTesting", targets: ["KeyboardTesting"]),
+        // UIKit's spellings over KeyboardSDK, for keyboard code shared with an iOS keyboard.
+        .library(name: "KeyboardUIKitCompat", targets: ["KeyboardUIKitCompat"]),
         // The input manager, for a program that embeds it.
         .library(name: "KBHost", targets: ["KBHost"]),
     ],
@@ -37,13 +43,20 @@ let package = Package(
         .target(name: "KBText", path: "Sources/KBText"),
         // Pure, Foundation-free: framing, messages and their binary codec.
         .target(name: "KBWire", dependencies: ["KBText"], path: "Sources/KBWire"),
-        // The system layer: spawn, pidfd, rlimits, poll, sockets, atomic files, /proc. Most system
-        // calls go through it; the sandbox's are in CKBSandbox, and a few plain Glibc calls (kill,
-        // waitpid, dlopen, exit) are made where they are used.
+        // Pure, Foundation-free: the input manager's values and rules — manifests, settings, cycling,
+        // tap steps, device profiles, layouts. No files, no clock, no processes: the caller passes them in.
+        .target(name: "KBCore", dependencies: ["KBText", "KBWire"], path: "Sources/KBCore"),
+        // The system layer: spawn, pidfd, rlimits, poll, sockets, atomic files, /proc, and the raw
+        // calls (kill, waitpid, read/write, stat, chmod, dlopen, getrlimit, setenv…) behind Sys, which
+        // ArchitectureTests holds to; the sandbox's are in CKBSandbox (C).
         .target(name: "KBSystem", dependencies: ["CKBShims"], path: "Sources/KBSystem"),
 
         // The SDK keyboard authors write against (no Foundation).
         .target(name: "KeyboardSDK", dependencies: ["CKeyboardABI"], path: "Sources/KeyboardSDK"),
+        // UIKit's spellings (UIInputViewController, UITextDocumentProxy, NSRange, CGSize, the
+        // trait types) over KeyboardSDK, so that one module of keyboard code compiles for iOS and
+        // for kbhost. No Foundation: it loads into the keyboard's process.
+        .target(name: "KeyboardUIKitCompat", dependencies: ["KeyboardSDK"], path: "Sources/KeyboardUIKitCompat"),
         // For an author's tests: the in-process driver, and KeyboardProcess (the real worker,
         // under a budget, through KBHost). The one module that sees both the SDK and the host.
         .target(name: "KeyboardTesting", dependencies: ["KeyboardSDK", "KBExtensionRuntime", "KBWire", "KBText", "KBHost", "KBSystem"],
@@ -56,7 +69,7 @@ let package = Package(
 
         // The input manager's library: documents, manifests, registry, settings, extension
         // processes, sessions, the input manager. Never the SDK or the ABI: it speaks KBWire.
-        .target(name: "KBHost", dependencies: ["KBWire", "KBText", "KBSystem"], path: "Sources/KBHost"),
+        .target(name: "KBHost", dependencies: ["KBCore", "KBWire", "KBText", "KBSystem"], path: "Sources/KBHost"),
     ]
 )
 
@@ -74,7 +87,7 @@ for target in package.targets where !cTargets.contains(target.name) {
 // counts against its budget. These modules import neither Swift concurrency nor string
 // processing (regex), so those runtimes are not loaded (a keyboard that uses them pays for
 // them). ../Package.swift does the same for them, the worker and the sample keyboards.
-let workerModules: Set<String> = ["KBText", "KBWire", "KBSystem", "KBExtensionRuntime", "KeyboardSDK"]
+let workerModules: Set<String> = ["KBText", "KBWire", "KBSystem", "KBExtensionRuntime", "KeyboardSDK", "KeyboardUIKitCompat"]
 for target in package.targets where workerModules.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .unsafeFlags(["-Xfrontend", "-disable-implicit-concurrency-module-import",

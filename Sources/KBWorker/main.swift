@@ -46,8 +46,7 @@ struct WorkerOptions {
 }
 
 func fail(_ message: String) -> Never {
-    let line = Array("kbhost-worker: \(message)\n".utf8)
-    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    try? Sys.writeAll(2, Array("kbhost-worker: \(message)\n".utf8))
     exit(70)
 }
 
@@ -163,7 +162,8 @@ struct Worker {
                 switch message {
                 case .hello: throw WorkerFailure(.badRequest, "the host sent a second hello")
                 case .load(let request):
-                    try installSandbox(request.sandbox)
+                    // A second load is a new presentation (a new controller): the sandbox is in place.
+                    if runtime.instance == nil { try installSandbox(request.sandbox) }
                     channel.send(.loaded(try runtime.load(request)))
                 case .deliver(let delivery):
                     channel.send(.done(sequence: delivery.sequence, effects: try runtime.deliver(delivery)))
@@ -186,8 +186,8 @@ struct Worker {
 /// library is opened: nothing of the plugin ever runs outside them.
 func installSandbox(_ spec: SandboxSpec) throws(WorkerFailure) {
     if !spec.containerPath.isEmpty {
-        setenv("HOME", spec.containerPath, 1)
-        setenv("TMPDIR", spec.containerPath + "/tmp", 1)
+        try? Sys.setEnvironment("HOME", spec.containerPath)
+        try? Sys.setEnvironment("TMPDIR", spec.containerPath + "/tmp")
     }
     guard spec.enabled else { return }
     func mask(_ names: [String]) -> UInt32 { names.reduce(0) { $0 | kbh_mechanism_named($1) } }
@@ -225,8 +225,7 @@ func installSandbox(_ spec: SandboxSpec) throws(WorkerFailure) {
     }
     if skipped != 0 {
         let names = SandboxSpec.Mechanism.allCases.filter { mask([$0.rawValue]) & skipped != 0 }.map(\.rawValue)
-        let line = Array("kbhost-worker: running without \(names.joined(separator: ", ")), as the user allowed\n".utf8)
-        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        try? Sys.writeAll(2, Array("kbhost-worker: running without \(names.joined(separator: ", ")), as the user allowed\n".utf8))
     }
 }
 

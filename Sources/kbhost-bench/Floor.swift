@@ -62,9 +62,7 @@ final class FloorProcess {
         socket = -1
         guard !reaped else { return 0 }
         reaped = true
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return status
+        return (try? Sys.waitForChild(pid)) ?? 0
     }
 }
 

@@ -6,11 +6,13 @@ import KBSystem
 /// A key through IBus: one headless ibus-daemon, child of this benchmark (it sets
 /// PR_SET_PDEATHSIG, so it dies with it), serving two engines it starts from
 /// component files: `kbhost` (`kbhost ibus --ibus`, typing through NumberPad in
-/// its sandboxed process) and `kbhost-floor` (kbhost-floor-ibus, a C engine that
-/// commits every key). One client, `kbhost-floor-ibus client`, times a press from
+/// its sandboxed process), `kbhost-floor` (kbhost-floor-ibus, a C engine that
+/// commits every key) and `kbhost-floor-hop` (the same, with one round trip to a
+/// child process before each commit: what one process per keyboard costs at the
+/// least). One client, `kbhost-floor-ibus client`, times a press from
 /// process_key_event until its commit arrives, for whichever engine is chosen.
 final class IBusRig {
-    static let kbhostEngine = "kbhost", floorEngine = "kbhost-floor"
+    static let kbhostEngine = "kbhost", floorEngine = "kbhost-floor", hopEngine = "kbhost-floor-hop"
 
     let root: String
     let daemonPID: pid_t
@@ -49,17 +51,19 @@ final class IBusRig {
         try install.run()
         install.waitUntilExit()
         guard install.terminationStatus == 0 else { throw BenchError("kbhost ibus install failed (\(install.terminationStatus))") }
-        let floorXML = """
-            <?xml version="1.0" encoding="utf-8"?>
-            <component><name>org.freedesktop.IBus.KbhostFloor</name><description>kbhost-bench's IBus floor</description>
-            <exec>'\(floorIBus)' engine --ibus</exec><version>1</version><author>kbhost</author><license>MIT</license>
-            <homepage>-</homepage><textdomain>kbhost</textdomain>
-            <engines><engine><name>\(Self.floorEngine)</name><longname>kbhost floor</longname><description>commits every key</description>
-            <language>other</language><license>MIT</license><author>kbhost</author><icon></icon><layout>default</layout>
-            <symbol>f</symbol><rank>0</rank></engine></engines></component>
+        for (engine, bus, flags) in [(Self.floorEngine, "KbhostFloor", ""), (Self.hopEngine, "KbhostFloorHop", " --hop")] {
+            let xml = """
+                <?xml version="1.0" encoding="utf-8"?>
+                <component><name>org.freedesktop.IBus.\(bus)</name><description>kbhost-bench's IBus floor</description>
+                <exec>'\(floorIBus)' engine\(flags) --ibus</exec><version>1</version><author>kbhost</author><license>MIT</license>
+                <homepage>-</homepage><textdomain>kbhost</textdomain>
+                <engines><engine><name>\(engine)</name><longname>kbhost floor</longname><description>commits every key</description>
+                <language>other</language><license>MIT</license><author>kbhost</author><icon></icon><layout>default</layout>
+                <symbol>f</symbol><rank>0</rank></engine></engines></component>
 
-            """
-        try AtomicFile.write(components + "/kbhost-floor.xml", Array(floorXML.utf8), mode: 0o644)
+                """
+            try AtomicFile.write(components + "/\(engine).xml", Array(xml.utf8), mode: 0o644)
+        }
 
         // The daemon, and through its stderr the engines' (they inherit it): one log.
         let log = open(root + "/ibus.log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -106,10 +110,12 @@ final class IBusRig {
         return samples
     }
 
-    /// The daemon's children whose command line's first word ends so.
-    func engineProcess(_ executableSuffix: String) -> pid_t? {
+    /// The daemon's child whose command line's first word ends so, with `--hop` or without.
+    func engineProcess(_ executableSuffix: String, hop: Bool = false) -> pid_t? {
         CPUPinning.tree(daemonPID).first { pid in
-            CPUPinning.parent(of: pid) == daemonPID && (commandLine(pid).first?.hasSuffix(executableSuffix) ?? false)
+            let words = commandLine(pid)
+            return CPUPinning.parent(of: pid) == daemonPID && (words.first?.hasSuffix(executableSuffix) ?? false)
+                && words.contains("--hop") == hop
         }
     }
 
@@ -128,17 +134,16 @@ final class IBusRig {
         let engines = CPUPinning.tree(daemonPID).filter { $0 != daemonPID }
         try? channel.send("quit")
         Sys.close(channel.fd)
-        var status: Int32 = 0
-        if clientPID > 0 { while waitpid(clientPID, &status, 0) < 0 && errno == EINTR {} }
-        kill(daemonPID, SIGTERM)
-        while waitpid(daemonPID, &status, 0) < 0 && errno == EINTR {}
+        if clientPID > 0 { _ = try? Sys.waitForChild(clientPID) }
+        try? Sys.kill(daemonPID, SIGTERM)
+        _ = try? Sys.waitForChild(daemonPID)
         var left: [pid_t] = []
         for _ in 0..<300 {
             left = engines.filter(isRunning)
             if left.isEmpty { break }
             usleep(10_000)
         }
-        for pid in left { kill(pid, SIGKILL) }
+        for pid in left { try? Sys.kill(pid, SIGKILL) }
         if ProcessInfo.processInfo.environment["KBHOST_BENCH_DEBUG"] == nil { try? FileManager.default.removeItem(atPath: root) }
         return left
     }
@@ -167,8 +172,12 @@ struct EngineProcessMemory {
 /// The IBus section's figures.
 struct IBusFigures {
     var comparisons: [Comparison]
+    /// The floor with one round trip to a child process against the floor, for each placement.
+    var hopComparisons: [Comparison]
     /// CPU per key, kbhost's then the floor's, for each placement in turn.
     var cpu: [KeyCPU]
+    /// CPU per key of the floor with the round trip, for each placement.
+    var hopCPU: [KeyCPU]
     var keysPerBlock: Int
     var warmupPerBlock: Int
     /// Memory after the engines warmed up, and after every timed key.
@@ -183,40 +192,48 @@ struct IBusFigures {
         let rig = try IBusRig(kbhost: kbhost, floorIBus: floorIBus, daemon: daemon, keyboard: keyboard)
         defer { rig.finish() }
         // Start both engines (the daemon spawns each the first time it is chosen) and warm them up.
-        for engine in [IBusRig.kbhostEngine, IBusRig.floorEngine] {
+        for engine in [IBusRig.kbhostEngine, IBusRig.floorEngine, IBusRig.hopEngine] {
             try rig.choose(engine)
             _ = try rig.keys(block, warmup: warmup)
         }
         let before = memory(rig, keyboard: keyboard)
         let blockSize = min(keys, block), pairs = max(1, keys / block)
-        guard let kbhostPID = rig.engineProcess("/kbhost"), let floorPID = rig.engineProcess("/kbhost-floor-ibus") else {
-            throw BenchError("the daemon did not start both engines; see \(rig.root)/ibus.log")
+        guard let kbhostPID = rig.engineProcess("/kbhost"), let floorPID = rig.engineProcess("/kbhost-floor-ibus"),
+              let hopPID = rig.engineProcess("/kbhost-floor-ibus", hop: true) else {
+            throw BenchError("the daemon did not start all three engines; see \(rig.root)/ibus.log")
         }
-        var comparisons: [Comparison] = []
-        var cpu: [KeyCPU] = []
+        var comparisons: [Comparison] = [], hopComparisons: [Comparison] = []
+        var cpu: [KeyCPU] = [], hopCPU: [KeyCPU] = []
         for placement in Placement.both() {
-            var ours = KeyCPU(), floor = KeyCPU()
+            var ours = KeyCPU(), floor = KeyCPU(), hop = KeyCPU()
+            var hopSamples: (hop: [Int64], floor: [Int64]) = ([], []), hopRatios = BlockRatios()
+            func block(_ engine: String, _ pid: pid_t, _ cpu: inout KeyCPU) throws -> [Int64] {
+                try rig.choose(engine)
+                if warmup > 0 { _ = try rig.keys(warmup, warmup: 0) }
+                return try cpu.measure(engine: pid, daemon: rig.daemonPID, client: rig.client, keys: blockSize) {
+                    try rig.keys(blockSize, warmup: 0)
+                }
+            }
             comparisons.append(try CPUPinning.with(placement) {
-                try Comparison.interleaved(placement, pairs: pairs, ours: {
-                    try rig.choose(IBusRig.kbhostEngine)
-                    if warmup > 0 { _ = try rig.keys(warmup, warmup: 0) }
-                    return try ours.measure(engine: kbhostPID, daemon: rig.daemonPID, client: rig.client, keys: blockSize) {
-                        try rig.keys(blockSize, warmup: 0)
-                    }
-                }, floor: {
-                    try rig.choose(IBusRig.floorEngine)
-                    if warmup > 0 { _ = try rig.keys(warmup, warmup: 0) }
-                    return try floor.measure(engine: floorPID, daemon: rig.daemonPID, client: rig.client, keys: blockSize) {
-                        try rig.keys(blockSize, warmup: 0)
-                    }
+                // Even pairs run kbhost, floor, hop; odd ones floor, hop, kbhost: the floor's block is next to both.
+                try Comparison.interleaved(placement, pairs: pairs, ours: { try block(IBusRig.kbhostEngine, kbhostPID, &ours) }, floor: {
+                    let f = try block(IBusRig.floorEngine, floorPID, &floor)
+                    let h = try block(IBusRig.hopEngine, hopPID, &hop)
+                    hopSamples.hop += h
+                    hopSamples.floor += f
+                    hopRatios.add(ours: h, floor: f)
+                    return f
                 })
             })
+            hopComparisons.append(Comparison(placement: placement, ours: Samples(hopSamples.hop), floor: Samples(hopSamples.floor),
+                                             ratios: hopRatios))
             cpu += [ours, floor]
+            hopCPU.append(hop)
         }
         let after = memory(rig, keyboard: keyboard)
         let log = rig.log.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
         let left = rig.finish()
-        return IBusFigures(comparisons: comparisons, cpu: cpu, keysPerBlock: blockSize, warmupPerBlock: warmup, memoryBefore: before,
+        return IBusFigures(comparisons: comparisons, hopComparisons: hopComparisons, cpu: cpu, hopCPU: hopCPU, keysPerBlock: blockSize, warmupPerBlock: warmup, memoryBefore: before,
                            memoryAfter: after, engineLog: log, leftBehind: left)
     }
 
@@ -263,6 +280,11 @@ struct IBusFigures {
                 "placements": Dictionary(uniqueKeysWithValues: comparisons.enumerated().map { i, c in
                     var j = c.json()
                     if 2 * i + 1 < cpu.count { j["cpu_per_key"] = ["ours": cpu[2 * i].json(), "floor": cpu[2 * i + 1].json()] }
+                    return (c.placement.key, j)
+                }),
+                "floor_with_round_trip": Dictionary(uniqueKeysWithValues: hopComparisons.enumerated().map { i, c in
+                    var j = c.json()
+                    if i < hopCPU.count { j["cpu_per_key"] = hopCPU[i].json() }
                     return (c.placement.key, j)
                 }),
                 "memory_after_warmup": mem(memoryBefore), "memory_after_keys": mem(memoryAfter),

@@ -67,7 +67,7 @@ func coldLoad(keyboard: LoadableKeyboard, configuration: ExtensionProcess.Config
     let teardown = timed { session!.close() }
     session = nil
     // close() reaps through the pidfd; a pid that still answers signal 0 was left behind.
-    if kill(pid, 0) == 0 { throw BenchError("worker \(pid) is still there after close()") }
+    if Sys.canSignal(pid) { throw BenchError("worker \(pid) is still there after close()") }
     return (load, teardown)
 }
 

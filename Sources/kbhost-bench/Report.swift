@@ -117,18 +117,25 @@ struct Report {
         line()
         line("6. A key through IBus (headless ibus-daemon; client kbhost-floor-ibus: process_key_event press → commit-text, then the release)")
         line("   kbhost: engine `kbhost` (kbhost ibus --ibus) typing through dev.kbhost.NumberPad in its sandboxed process;"
-             + " floor: engine `kbhost-floor` (C, commits every key)")
-        line("   alternating blocks of \(figures.keysPerBlock) keys (ABBA; before each block its engine is chosen, if the other one was, and \(figures.warmupPerBlock) keys go untimed)")
-        timingTable(figures.comparisons.flatMap { c in
-            [("kbhost, \(c.placement)", c.ours), ("floor, \(c.placement)", c.floor)]
+             + " floor: engine `kbhost-floor` (C, commits every key);")
+        line("   floor+hop: engine `kbhost-floor-hop`, the floor with one blocking round trip to a forked child before each commit"
+             + " (what one process per keyboard costs at the least: no Swift, no sandbox, no keyboard)")
+        line("   alternating blocks of \(figures.keysPerBlock) keys (kbhost, floor, floor+hop, then floor, floor+hop, kbhost, …; before each block"
+             + " its engine is chosen and \(figures.warmupPerBlock) keys go untimed)")
+        timingTable(zip(figures.comparisons, figures.hopComparisons).flatMap { c, h in
+            [("kbhost, \(c.placement)", c.ours), ("floor, \(c.placement)", c.floor), ("floor+hop, \(h.placement)", h.ours)]
         }, nameWidth: 26)
         for (i, c) in figures.comparisons.enumerated() where 2 * i + 1 < figures.cpu.count {
             let o = figures.cpu[2 * i], fl = figures.cpu[2 * i + 1]
             line("   CPU per key (µs), \(c.placement): kbhost engine+keyboard \(f(o.perKey(o.engine) / 1000, 1)), daemon \(f(o.perKey(o.daemon) / 1000, 1)),"
                  + " client \(f(o.perKey(o.client) / 1000, 1)); floor engine \(f(fl.perKey(fl.engine) / 1000, 1)), daemon \(f(fl.perKey(fl.daemon) / 1000, 1)),"
-                 + " client \(f(fl.perKey(fl.client) / 1000, 1))")
+                 + " client \(f(fl.perKey(fl.client) / 1000, 1))"
+                 + (i < figures.hopCPU.count ? "; floor+hop engine+child \(f(figures.hopCPU[i].perKey(figures.hopCPU[i].engine) / 1000, 1))" : ""))
         }
         for c in figures.comparisons { ratioLines(c, target: target) }
+        for h in figures.hopComparisons {
+            line("   floor+hop/floor per block (\(h.placement)): \(h.ratios.summary)   (one process hop alone, the design's least)")
+        }
         line("   memory (smaps_rollup, KiB), after warm-up → after every timed key:")
         line("   " + pad("process", 40) + lpad("pid", 8) + lpad("Rss", 14) + lpad("Private_Dirty", 16))
         for row in figures.memoryAfter {

@@ -3,11 +3,16 @@
    kbhost-floor so that libibus and GLib do not load into that floor's processes
    (its memory and spawn figures stay those of a bare process).
 
-     kbhost-floor-ibus engine [--ibus]
+     kbhost-floor-ibus engine [--hop] [--ibus]
          An IBus engine, `kbhost-floor`, that commits the character of every key
          pressed and takes its release: the least an engine can do per key. With
          --ibus (ibus-daemon started it from a component file) it takes the
          component's bus name; without, it registers the component at run time.
+         With --hop it is `kbhost-floor-hop`: before each commit it makes one
+         blocking round trip (41 bytes out, 24 back, as a kbhost tap's frames)
+         over a socketpair to a child process it forked at start, which answers
+         and does nothing else: the least the design of one process per keyboard
+         can cost, with no Swift, no sandbox and no keyboard.
 
      kbhost-floor-ibus client
          One input context on the ibus-daemon at IBUS_ADDRESS, focused, with the
@@ -27,7 +32,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ---- the floor engine ---- */
 
@@ -35,11 +42,29 @@ typedef struct { IBusEngine parent; } FloorEngine;
 typedef struct { IBusEngineClass parent; } FloorEngineClass;
 G_DEFINE_TYPE(FloorEngine, floor_engine, IBUS_TYPE_ENGINE)
 
+/* --hop: the socket to the child that answers every request. */
+static int hop = -1;
+
+/* The child of --hop: one reply per read, until the engine goes. */
+static void answer_hops(int fd) {
+    char request[256], reply[24] = {0};
+    for (;;) {
+        ssize_t n = read(fd, request, sizeof request);
+        if (n <= 0 || send(fd, reply, sizeof reply, MSG_NOSIGNAL) != (ssize_t)sizeof reply) _exit(0);
+    }
+}
+
+static int hop_round_trip(void) {
+    char request[41] = {0}, reply[64];
+    return send(hop, request, sizeof request, MSG_NOSIGNAL) == (ssize_t)sizeof request && recv(hop, reply, sizeof reply, 0) > 0;
+}
+
 static gboolean floor_process_key(IBusEngine *engine, guint keyval, guint keycode, guint state) {
     (void)keycode;
     gunichar c = ibus_keyval_to_unicode(keyval);
     if (c < 0x20 || c == 0x7f || (state & (IBUS_CONTROL_MASK | IBUS_MOD1_MASK | IBUS_SUPER_MASK))) return FALSE;
     if (state & IBUS_RELEASE_MASK) return TRUE;
+    if (hop >= 0 && !hop_round_trip()) return FALSE;
     char text[8] = {0};
     g_unichar_to_utf8(c, text);
     ibus_engine_commit_text(engine, ibus_text_new_from_string(text));
@@ -56,7 +81,21 @@ static void quit_on_disconnect(IBusBus *bus, gpointer data) {
     ibus_quit();
 }
 
-static int run_engine(int by_daemon) {
+static int run_engine(int by_daemon, int with_hop) {
+    const char *name = with_hop ? "kbhost-floor-hop" : "kbhost-floor";
+    const char *bus_name = with_hop ? "org.freedesktop.IBus.KbhostFloorHop" : "org.freedesktop.IBus.KbhostFloor";
+    if (with_hop) {
+        int pair[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return 1;
+        pid_t child = fork();
+        if (child < 0) return 1;
+        if (child == 0) {
+            close(pair[0]);
+            answer_hops(pair[1]);
+        }
+        close(pair[1]);
+        hop = pair[0];
+    }
     ibus_init();
     IBusBus *bus = ibus_bus_new();
     if (!ibus_bus_is_connected(bus)) {
@@ -65,16 +104,15 @@ static int run_engine(int by_daemon) {
     }
     g_signal_connect(bus, "disconnected", G_CALLBACK(quit_on_disconnect), NULL);
     IBusFactory *factory = ibus_factory_new(ibus_bus_get_connection(bus));
-    ibus_factory_add_engine(factory, "kbhost-floor", floor_engine_get_type());
+    ibus_factory_add_engine(factory, name, floor_engine_get_type());
     if (by_daemon) {
-        if (ibus_bus_request_name(bus, "org.freedesktop.IBus.KbhostFloor", 0) == 0) {
+        if (ibus_bus_request_name(bus, bus_name, 0) == 0) {
             fprintf(stderr, "kbhost-floor-ibus: no bus name\n");
             return 1;
         }
     } else {
-        IBusComponent *component = ibus_component_new("org.freedesktop.IBus.KbhostFloor", "kbhost's IBus floor", "1",
-                                                      "MIT", "kbhost", "", "", "kbhost");
-        ibus_component_add_engine(component, ibus_engine_desc_new("kbhost-floor", "kbhost floor", "commits every key",
+        IBusComponent *component = ibus_component_new(bus_name, "kbhost's IBus floor", "1", "MIT", "kbhost", "", "", "kbhost");
+        ibus_component_add_engine(component, ibus_engine_desc_new(name, "kbhost floor", "commits every key",
                                                                   "other", "MIT", "kbhost", "", "default"));
         if (!ibus_bus_register_component(bus, component)) {
             fprintf(stderr, "kbhost-floor-ibus: the daemon refused the component\n");
@@ -229,8 +267,16 @@ static int run_client(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc >= 2 && strcmp(argv[1], "engine") == 0) return run_engine(argc >= 3 && strcmp(argv[2], "--ibus") == 0);
+    if (argc >= 2 && strcmp(argv[1], "engine") == 0) {
+        int by_daemon = 0, with_hop = 0;
+        for (int i = 2; i < argc; i++) {
+            if (strcmp(argv[i], "--ibus") == 0) by_daemon = 1;
+            else if (strcmp(argv[i], "--hop") == 0) with_hop = 1;
+            else return fprintf(stderr, "usage: kbhost-floor-ibus engine [--hop] [--ibus]\n"), 2;
+        }
+        return run_engine(by_daemon, with_hop);
+    }
     if (argc >= 2 && strcmp(argv[1], "client") == 0) return run_client();
-    fprintf(stderr, "usage: kbhost-floor-ibus engine [--ibus] | client\n");
+    fprintf(stderr, "usage: kbhost-floor-ibus engine [--hop] [--ibus] | client\n");
     return 2;
 }

@@ -86,8 +86,8 @@ final class AttachSession {
             if fds.count > 1, fds[1].revents != 0 { daemonNews() }
             if subscription == nil { resubscribe() }
             if fds[0].revents != 0 {
-                let n = bytes.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-                if n <= 0 { break }
+                // nil: end of input, or the read failed; 0: interrupted.
+                guard let n = bytes.withUnsafeMutableBytes({ try? Sys.readAvailable(0, into: $0) }), n > 0 else { break }
                 status = ""
                 for key in input.feed(Array(bytes[..<n])) where running { handle(key) }
             }
@@ -191,7 +191,7 @@ final class AttachSession {
     }
 
     func tap(_ name: String) {
-        if manager.tap(name) == .noSuchKey, let session = active {
+        if manager.tap(name, otherPages: true) == .noSuchKey, let session = active {
             status = "no key '\(name)' on \(context.name(session.keyboard.identifier))"
         }
     }

@@ -147,15 +147,7 @@ struct Uninstall: ParsableCommand {
             throw exitWithError("\(id) is \(whence), not installed with `kbhost install`; only installed keyboards can be uninstalled",
                                 status: Kbhost.Exit.refused)
         }
-        try context.update { settings in
-            if settings.current == id && settings.enabled.count > 1 {
-                settings.current = InputModes.next(settings, registry: context.registry, field: FieldContext())
-            }
-            settings.enabled.removeAll { $0 == id }
-            settings.fullAccess.removeAll { $0 == id }
-            settings.failures[id] = nil
-            settings.allowedMissingProtections[id] = nil
-        }
+        try context.update { settings in settings.forget(id, registry: context.registry) }
         do {
             // The manifest first: from then on the folder is no keyboard, whatever is left of it.
             if target != manifest { try FileManager.default.removeItem(atPath: manifest) }

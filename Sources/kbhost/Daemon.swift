@@ -157,7 +157,7 @@ struct Serve: ParsableCommand {
         }
         do {
             try AtomicFile.makeDirectory(directory)
-            chmod(directory, 0o700)
+            try? Sys.changeMode(directory, 0o700)
         } catch { throw exitWithError("\(error)", status: Kbhost.Exit.refused) }
         let listener: Int32
         do { listener = try UnixSocket.listen(path) } catch {

@@ -32,6 +32,8 @@ struct DaemonServer {
     let logger: Logger
     var clients: [Int32: Client] = [:]
     let home = SettingsStore.defaultDirectory()
+    /// The keyboards, read again only when their files change (for the names in events).
+    let keyboards = RegistryCache(installation: Installation.current(), home: SettingsStore.defaultDirectory())
     /// The current keyboard as of the last reload: subscribers hear of changes to it.
     var current: String?
     /// Failure counts as of the last reload: new failures are logged.
@@ -48,10 +50,9 @@ struct DaemonServer {
     }
 
     mutating func run() {
-        var limit = rlimit()
-        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < 1024 {
-            limit.rlim_cur = min(limit.rlim_max, 1024)
-            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let files = Int32(RLIMIT_NOFILE.rawValue)
+        if let limit = try? Sys.resourceLimit(files), limit.soft < 1024 {
+            try? Sys.setResourceLimit(files, soft: min(limit.hard, 1024), hard: limit.hard)
         }
         try? Sys.setNonBlocking(listener)
         while running {
@@ -109,9 +110,9 @@ struct DaemonServer {
 
     mutating func serve(_ fd: Int32) {
         var chunk = [UInt8](repeating: 0, count: 4096)
-        let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
-        guard n > 0 else { return drop(fd) }
+        // nil: end of file, or the read failed; 0: nothing to read now.
+        guard let n = chunk.withUnsafeMutableBytes({ try? Sys.readAvailable(fd, into: $0) }) else { return drop(fd) }
+        if n == 0 { return }
         clients[fd]?.lastActive = Self.now
         clients[fd]?.inbox.append(contentsOf: chunk[..<n])
         while running, let newline = clients[fd]?.inbox.firstIndex(of: 10) {
@@ -133,7 +134,7 @@ struct DaemonServer {
             clients[fd]?.subscriber = true
             clients[fd]?.settings = request.settings == true
             logger.info("client \(fd) subscribed\(request.settings == true ? " (with settings)" : "")")
-            send(currentEvent() ?? DaemonReply(event: "current"), to: fd)
+            send(currentEvent(try? SettingsStore(directory: home).load()) ?? DaemonReply(event: "current"), to: fd)
         case .reload:
             reload()
             send(DaemonReply(ok: true), to: fd)
@@ -147,7 +148,7 @@ struct DaemonServer {
     mutating func reload() {
         let settings = try? SettingsStore(directory: home).load()
         let now = settings?.current
-        if let now, now != current, let event = currentEvent() {
+        if let now, now != current, let event = currentEvent(settings) {
             logger.info("current keyboard: \(current ?? "none") → \(now)")
             for (fd, client) in clients where client.subscriber { send(event, to: fd) }
         }
@@ -159,9 +160,16 @@ struct DaemonServer {
         if let settings { failures = settings.failures.mapValues(\.count) }
     }
 
-    func currentEvent() -> DaemonReply? {
-        guard let settings = try? SettingsStore(directory: home).load() else { return nil }
-        let name = (try? Context.make())?.name(settings.current) ?? settings.current
+    /// The event that tells subscribers which keyboard is current, with its name.
+    func currentEvent(_ settings: KeyboardSettings?) -> DaemonReply? {
+        guard let settings else { return nil }
+        let before = keyboards.discoveries
+        let registry = try? keyboards.registry()
+        if keyboards.discoveries != before {  // read anew: say once what was skipped
+            for problem in registry?.problems ?? [] { logger.warning("skipped \(TerminalText.line(problem))") }
+        }
+        let entry = registry?.entry(settings.current)
+        let name = TerminalText.line(entry?.manifest.displayName ?? settings.current)
         return DaemonReply(event: "current", identifier: settings.current, name: name)
     }
 
@@ -178,13 +186,10 @@ struct DaemonServer {
 
     mutating func flush(_ fd: Int32) {
         while let outbox = clients[fd]?.outbox, !outbox.isEmpty {
-            let n = outbox.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n > 0 {
-                clients[fd]!.outbox.removeFirst(n)
-            } else {
-                if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
-                return drop(fd, "its socket failed")
-            }
+            // nil: the write failed; 0: the socket takes nothing now.
+            guard let n = outbox.withUnsafeBytes({ try? Sys.writeAvailable(fd, $0) }) else { return drop(fd, "its socket failed") }
+            if n == 0 { return }
+            clients[fd]!.outbox.removeFirst(n)
         }
     }
 

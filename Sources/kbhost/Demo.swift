@@ -53,8 +53,8 @@ struct Demo: ParsableCommand {
     func interactive() throws {
         let home = NSTemporaryDirectory() + "kbhost-demo-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: home) }
-        setenv("KBHOST_HOME", home, 1)
-        setenv("KBHOST_RUNTIME_DIR", home + "/run", 1)
+        try? Sys.setEnvironment("KBHOST_HOME", home)
+        try? Sys.setEnvironment("KBHOST_RUNTIME_DIR", home + "/run")
         let store = SettingsStore(directory: home)
         try store.update { settings in
             settings.enabled = Demo.tour.map(\.keyboard) + [SystemKeyboard.identifier]
@@ -77,7 +77,9 @@ struct Demo: ParsableCommand {
         let name = TerminalText.line(keyboard.manifest.displayName), id = TerminalText.line(keyboard.identifier)
         Console.out("\(name) (\(id)) — pid \(session.pid), ready in \(String(format: "%.1f", loadMs)) ms")
         Console.out("  \(stop.note)")
-        Console.out("  keys: \(session.layout.labels.map { $0.map(TerminalText.line).joined(separator: " ") }.joined(separator: " | "))")
+        // Empty slots (a candidate or suggestion row with nothing in it yet) are not drawn, as in attach.
+        let rows = session.layout.labels.map { $0.filter { !$0.isEmpty }.map(TerminalText.line) }.filter { !$0.isEmpty }
+        Console.out("  keys: \(rows.map { $0.joined(separator: " ") }.joined(separator: " | "))")
         for tap in stop.taps {
             try session.tap(tap)
             let display = session.layout.display.isEmpty ? "" : "   display: \(TerminalText.line(session.layout.display))"

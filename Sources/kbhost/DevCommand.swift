@@ -19,12 +19,10 @@ struct Dev: ParsableCommand {
 
     @Option(help: "The keyboard's folder (default: the current one).") var path = "."
     @Flag(help: "Install what is built, without building.") var noBuild = false
-    @Argument(help: "Keys to tap after installing, as for kbhost type.") var taps: [String] = []
+    @Argument(help: "Keys to tap after installing, as for kbhost type.") var taps: [TapArgument] = []
 
     func validate() throws {
-        for tap in taps {
-            do { _ = try TapStep(tap) } catch { throw ValidationError("\(error)") }
-        }
+        _ = try taps.steps()
     }
 
     func run() throws {
@@ -39,7 +37,8 @@ struct Dev: ParsableCommand {
         let (manifest, destination) = try Install.install(folder, context: context)
         Console.err("kbhost: installed \(TerminalText.line(manifest.displayName)) (\(manifest.bundleIdentifier)) in \(TerminalText.line(destination))")
         guard !taps.isEmpty else { return }
-        var type = try TypeCommand.parse(["--keyboard", manifest.bundleIdentifier, "--"] + taps)
+        var type = try TypeCommand.parse(["--keyboard", manifest.bundleIdentifier])
+        type.taps = taps  // parsed once, with dev's command line
         try type.run()
     }
 

@@ -31,9 +31,9 @@ struct Doctor: ParsableCommand {
         let installation = Installation.current()
         check("worker", FileManager.default.isExecutableFile(atPath: installation.workerPath), installation.workerPath,
               fix: "build kbhost (swift build) or set KBHOST_PRODUCTS to the folder holding kbhost-worker")
-        check("libffi", dlopen("libffi.so.8", RTLD_LAZY) != nil, "libffi.so.8 (dispatch into plugin code)",
+        check("libffi", (try? Sys.openLibrary("libffi.so.8", flags: RTLD_LAZY)) != nil, "libffi.so.8 (dispatch into plugin code)",
               fix: "apt-get install libffi-dev (scripts/install-deps)")
-        check("libseccomp", dlopen("libseccomp.so.2", RTLD_LAZY) != nil, "libseccomp.so.2 (the system call filter)",
+        check("libseccomp", (try? Sys.openLibrary("libseccomp.so.2", flags: RTLD_LAZY)) != nil, "libseccomp.so.2 (the system call filter)",
               fix: "apt-get install libseccomp-dev (scripts/install-deps)")
         let kernel = Protection.kernel()
         let needs: [(SandboxSpec.Mechanism, String)] = [
@@ -58,8 +58,8 @@ struct Doctor: ParsableCommand {
         let fields = ["RssAnon:", "RssShmem:", "VmSwap:"].filter { status.contains($0) }
         check("budget: footprint", fields.count == 3, "/proc/PID/status RssAnon, RssShmem, VmSwap",
               fix: "a kernel with these /proc fields (4.5 or later), /proc mounted")
-        var limit = rlimit()
-        check("budget: RLIMIT_DATA", getrlimit(Int32(RLIMIT_DATA.rawValue), &limit) == 0 && (limit.rlim_max == rlim_t.max || limit.rlim_max >= 512 << 20),
+        let data = try? Sys.resourceLimit(Int32(RLIMIT_DATA.rawValue))
+        check("budget: RLIMIT_DATA", data.map { $0.hard == UInt64(rlim_t.max) || $0.hard >= 512 << 20 } ?? false,
               "the worker's 512 MiB backstop fits under the hard limit", fix: "raise the hard RLIMIT_DATA (ulimit -Hd)")
         // The whole path: a bundled keyboard in its sandboxed extension process.
         if let keyboard = try? installation.keyboard("dev.kbhost.NumberPad") {

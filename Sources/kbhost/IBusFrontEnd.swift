@@ -206,10 +206,8 @@ final class IBusFrontEnd {
     /// selection (GTK 3 never tells an input method it has one) — forwarded keys reach
     /// GTK after the commits of the same action, so they are kept for deletions alone.
     func replay(_ operations: [ClientEdit], on engine: UnsafeMutableRawPointer) {
-        let deletes = operations.filter { if case .deleteBackward = $0 { true } else { false } }.count
-        let alone = deletes == 1 && operations.count == 1
         for operation in operations {
-            if alone, case .deleteBackward = operation {
+            if operations.count == 1, case .deleteBackward = operation {
                 kbh_ibus_forward_key(engine, KeySym.backSpace, KeySym.backSpaceCode, 0)
             } else {
                 replay(operation, on: engine)
@@ -223,11 +221,12 @@ final class IBusFrontEnd {
     func refreshPanel() {
         guard let engine = focused else { return }
         // Most keys change neither the layout nor the notice: nothing to redraw, nothing to compute.
-        let drawn = (manager.active.map(ObjectIdentifier.init), manager.active?.layoutVersion, notice, engine)
+        let active = manager.active  // a lookup by identifier: once
+        let drawn = (active.map(ObjectIdentifier.init), active?.layoutVersion, notice, engine)
         if let last = lastDrawn, last.0 == drawn.0, last.1 == drawn.1, last.2 == drawn.2, last.3 == drawn.3 { return }
         lastDrawn = drawn
         var keys: [KeyboardLayout.Key] = []
-        if let layout = manager.active?.layout {
+        if let layout = active?.layout {
             keys = layout.rows.joined().filter {
                 ($0.identifier.hasPrefix("candidate.") || $0.identifier.hasPrefix("suggestion.")) && !$0.label.isEmpty
             }
@@ -245,7 +244,7 @@ final class IBusFrontEnd {
                 }
             }
         }
-        let auxiliary = notice.isEmpty ? (manager.active?.layout.display ?? "") : notice
+        let auxiliary = notice.isEmpty ? (active?.layout.display ?? "") : notice
         if auxiliary != shownAuxiliary {
             shownAuxiliary = auxiliary
             kbh_ibus_auxiliary(engine, TerminalText.line(auxiliary))

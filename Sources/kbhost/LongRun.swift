@@ -35,10 +35,10 @@ enum LongRun {
         let problem: String? =
             if path.isEmpty { "it is empty" }
             else if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-                isDirectory.boolValue ? "it is a folder" : access(path, W_OK) != 0 ? "the file is not writable" : nil
+                isDirectory.boolValue ? "it is a folder" : !Sys.isWritable(path) ? "the file is not writable" : nil
             } else if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue {
                 "the folder \(directory) does not exist"
-            } else if access(directory, W_OK) != 0 {
+            } else if !Sys.isWritable(directory) {
                 "the folder \(directory) is not writable"
             } else { nil }
         if let problem {

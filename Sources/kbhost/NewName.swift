@@ -10,8 +10,8 @@ enum NewKeyboardName {
     /// imports (the standard library, Foundation, Glibc, Dispatch, the test libraries). Any other
     /// name is free: the package depends on the SDK alone, which has no sample keyboard in it.
     static let sdkModules: Set<String> = [
-        "CKeyboardABI", "CKBShims", "CFFI", "KBText", "KBWire", "KBSystem", "KBExtensionRuntime", "KBHost",
-        "KeyboardSDK", "KeyboardTesting",
+        "CKeyboardABI", "CKBShims", "CFFI", "KBText", "KBWire", "KBCore", "KBSystem", "KBExtensionRuntime", "KBHost",
+        "KeyboardSDK", "KeyboardTesting", "KeyboardUIKitCompat",
     ]
     static let toolchainModules: Set<String> = [
         "Swift", "SwiftShims", "SwiftOnoneSupport", "_Concurrency", "_StringProcessing", "_RegexParser",

@@ -176,6 +176,7 @@ struct Template {
 
             `swift test` runs its tests: in process (KeyboardTestDriver) and in its real extension process under
             a phone's memory budget (KeyboardProcess; after `swift build`). Guide: \(repository)/docs/writing-a-keyboard.md.
+            API reference: `kbhost sdk --docs` says where it is (or how to make it).
 
             """),
             (".gitignore", ".build/\nPackage.resolved\n.swiftpm/\n"),

@@ -44,7 +44,7 @@ struct Preview: ParsableCommand {
 
     @Option(help: ArgumentHelp("Tap these keys first, as kbhost type takes them (e.g. \"n i h o n g o space\").",
                                valueName: "taps"))
-    var after: String?
+    var after: TapScriptArgument?
 
     @Option(help: "Pixels per point in the PNG.")
     var scale: Double = 2
@@ -57,7 +57,7 @@ struct Preview: ParsableCommand {
     func validate() throws {
         if png != nil && svg != nil { throw ValidationError("give --png or --svg, not both") }
         guard scale > 0, scale <= 8 else { throw ValidationError("--scale must be in (0, 8]") }
-        do { _ = try TapStep.script(after ?? "") } catch { throw ValidationError("--after: \(error)") }
+        if case .failure(let error) = after?.steps { throw ValidationError("--after: \(error)") }
     }
 
     func run() throws {
@@ -93,7 +93,7 @@ struct Preview: ParsableCommand {
         configuration.memoryBudgetBytes = try budget.bytes(context)
         let orientation: KeyboardPicture.Orientation = landscape ? .landscape : .portrait
         let steps: [TapStep]
-        do { steps = try TapStep.script(after ?? "") } catch { throw exitWithError("--after: \(error)", status: Kbhost.Exit.usage) }
+        do { steps = try after?.steps.get() ?? [] } catch { throw exitWithError("--after: \(error)", status: Kbhost.Exit.usage) }
         let session: KeyboardSession
         do {
             session = try KeyboardSession(keyboard: loadable, configuration: configuration,

@@ -17,7 +17,7 @@ struct Profile: ParsableCommand {
             """)
 
     @Argument(help: KeyboardName.one, completion: KeyboardName.completion) var keyboard: String
-    @Option(help: "The typing script.") var script: String
+    @Option(help: "The typing script: a file, or - for standard input.") var script: String
     @Option(help: "Write the memory timeline chart (SVG) here.") var svg = "kbhost-profile.svg"
     @Option(help: ArgumentHelp("Exit 1 if this device profile would have killed the keyboard (\(Governor.profiles.map(\.name).joined(separator: ", "))).",
                                valueName: "PROFILE"))
@@ -62,10 +62,7 @@ struct Profile: ParsableCommand {
             throw exitWithError("\(keyboard) is built in and has no process to profile", status: Kbhost.Exit.refused)
         }
         context.warnIfStale(entry)
-        let text: String
-        do { text = try String(contentsOfFile: script, encoding: .utf8) } catch {
-            throw exitWithError("cannot read the script \(script): \(error.localizedDescription)", status: Kbhost.Exit.usage)
-        }
+        let text = try TapScript.text(script)
         let steps: [TapStep]
         do { steps = try TapStep.script(text) } catch {
             throw exitWithError("\(script): \(error)", status: Kbhost.Exit.usage)
@@ -81,7 +78,6 @@ struct Profile: ParsableCommand {
         guard let reader = FootprintReader(pid: session.pid) else {
             throw exitWithError("cannot read the footprint of \(session.pid)", status: Kbhost.Exit.keyboardFailed)
         }
-        var overAfter: [String: Int] = [:]
         var peak = reader.read()?.total ?? 0
         var last = peak
         var footprints = [last]  // before the first tap, then after each
@@ -94,8 +90,8 @@ struct Profile: ParsableCommand {
             last = reader.read()?.total ?? last
             peak = max(peak, last)
             footprints.append(last)
-            for p in Governor.profiles where last > p.budget && overAfter[p.name] == nil { overAfter[p.name] = i + 1 }
         }
+        let overAfter = MemoryBudget.profiles.reduce(into: [String: Int]()) { $0[$1.name] = $1.overAfterTap(footprints) }
         let done = footprints.count - 1
         peak = max(peak, session.peakFootprint ?? 0)
         let rows = Governor.profiles.map {

@@ -14,22 +14,30 @@ struct SDK: ParsableCommand {
               kbhost sdk --cflags        -I… for kbhost_keyboard.h, for a C keyboard:  cc $(kbhost sdk --cflags) -fPIC -shared …
               kbhost sdk --pkg-config    a kbhost-keyboard.pc; save it in a folder on PKG_CONFIG_PATH
               kbhost sdk --products      the build products (kbhost-worker), for KBHOST_PRODUCTS
+              kbhost sdk --docs          the API reference (a DocC archive that scripts/make-docs writes), to
+                                         read with `docc preview` or any web server:
+                                         python3 -m http.server -d "$(kbhost sdk --docs)" 8000
             """)
 
     @Flag(help: "Print the SDK package's folder (SDK/ in the kbhost checkout).") var path = false
     @Flag(help: "Print the C compiler flags for kbhost_keyboard.h.") var cflags = false
     @Flag(name: .customLong("pkg-config"), help: "Print a pkg-config file (kbhost-keyboard.pc).") var pkgConfig = false
     @Flag(help: "Print the build products folder.") var products = false
+    @Flag(help: "Print where the API reference (DocC) is; say how to make it when it is not there.") var docs = false
 
     /// The SDK package: KeyboardSDK, KeyboardTesting and the ABI header, and what they need.
     static var root: String { Installation.sdkRoot() }
     /// The kbhost checkout it is part of (its docs, its build).
     static var repository: String { Installation.packageRoot() }
     static var includeDirectory: String { root + "/Sources/CKeyboardABI/include" }
+    /// The API reference scripts/make-docs writes (KBHOST_DOCS, where it wrote elsewhere).
+    static var docsArchive: String {
+        ProcessInfo.processInfo.environment["KBHOST_DOCS"] ?? repository + "/.build/docs/kbhost-sdk.doccarchive"
+    }
 
     func validate() throws {
-        guard [path, cflags, pkgConfig, products].filter({ $0 }).count == 1 else {
-            throw ValidationError("say one of --path, --cflags, --pkg-config or --products")
+        guard [path, cflags, pkgConfig, products, docs].filter({ $0 }).count == 1 else {
+            throw ValidationError("say one of --path, --cflags, --pkg-config, --products or --docs")
         }
     }
 
@@ -41,6 +49,16 @@ struct SDK: ParsableCommand {
         if path { Console.out(SDK.root) }
         if cflags { Console.out("-I\(SDK.includeDirectory)") }
         if products { Console.out(Installation.current().productsDirectory) }
+        if docs {
+            // An archive docc finished: its pages' data for each module are there.
+            guard FileManager.default.fileExists(atPath: SDK.docsArchive + "/data/documentation/keyboardsdk.json") else {
+                throw exitWithError("""
+                    the API reference is not made yet (\(SDK.docsArchive)): run \(SDK.repository)/scripts/make-docs \
+                    (about 15 s after swift build; it needs the toolchain's docc)
+                    """, status: Kbhost.Exit.checkFailed)
+            }
+            Console.out(SDK.docsArchive)
+        }
         if pkgConfig {
             Console.out("""
                 prefix=\(SDK.root)

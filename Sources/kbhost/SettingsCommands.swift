@@ -10,10 +10,7 @@ struct Enable: ParsableCommand {
         let context = try Context.make()
         let ids = try keyboards.map { name in try report { try context.entry(name).identifier } }
         try context.update { settings in
-            for id in ids {
-                if !settings.enabled.contains(id) { settings.enabled.append(id) }
-                settings.failures[id] = nil  // enabling again gives a set-aside keyboard a fresh start
-            }
+            for id in ids { settings.enable(id) }
         }
     }
 }
@@ -28,14 +25,10 @@ struct Disable: ParsableCommand {
         try context.update { settings in
             for name in keyboards {
                 let id = try context.enabledIdentifier(name, in: settings)
-                if settings.enabled == [id] {
-                    throw CommandFailure("\(context.name(id)) is the only enabled keyboard; enable another one first",
-                                         status: Kbhost.Exit.refused)
+                if let problem = settings.disableProblem(id) {
+                    throw CommandFailure("\(context.name(id)) \(problem)", status: Kbhost.Exit.refused)
                 }
-                if settings.current == id {
-                    settings.current = InputModes.next(settings, registry: context.registry, field: FieldContext())
-                }
-                settings.enabled.removeAll { $0 == id }
+                settings.disable(id, registry: context.registry)
             }
         }
     }
@@ -50,7 +43,7 @@ struct Order: ParsableCommand {
         let context = try Context.make()
         try context.update { settings in
             let ids = try keyboards.map { try context.enabledIdentifier($0, in: settings, hint: "; enable it first") }
-            settings.enabled = ids + settings.enabled.filter { !ids.contains($0) }
+            settings.putFirst(ids)
         }
     }
 }
@@ -109,8 +102,7 @@ struct Access: ParsableCommand {
                                 status: Kbhost.Exit.refused)
         }
         try context.update { settings in
-            settings.fullAccess.removeAll { $0 == id }
-            if state == "on" { settings.fullAccess.append(id) }
+            settings.setFullAccess(state == "on", for: id)
         }
     }
 }

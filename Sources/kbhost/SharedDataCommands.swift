@@ -94,6 +94,8 @@ struct Defaults: ParsableCommand {
             }
         } catch let error as SystemError {
             throw exitWithError("\(error)", status: Kbhost.Exit.badSettings)
+        } catch let error as CorruptDefaults {
+            throw exitWithError("\(error)", status: Kbhost.Exit.badSettings)
         } catch let error as PathRefusal {
             throw exitWithError("\(error)", status: Kbhost.Exit.refused)
         }

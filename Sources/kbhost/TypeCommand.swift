@@ -44,15 +44,13 @@ struct TypeCommand: ParsableCommand {
     @OptionGroup var budget: BudgetOption
 
     @Argument(help: "Keys to tap, in order.")
-    var taps: [String] = []
+    var taps: [TapArgument] = []
 
     func validate() throws {
         guard KeyboardTypeName.parse(keyboardType) != nil else {
             throw ValidationError("unknown keyboard type '\(keyboardType)'; one of: \(KeyboardTypeName.all.joined(separator: ", "))")
         }
-        for tap in taps {
-            do { _ = try TapStep(tap) } catch { throw ValidationError("\(error)") }
-        }
+        _ = try taps.steps()
         guard TextInputTraits.Tristate.named(autocorrection) != nil else {
             throw ValidationError("--autocorrection must be default, yes or no, not '\(autocorrection)'")
         }
@@ -61,16 +59,13 @@ struct TypeCommand: ParsableCommand {
         }
     }
 
-    /// The TAP arguments, then the script's.
+    /// The TAP arguments (parsed with the command line), then the script's.
     func allTaps() throws -> [TapStep] {
-        var tokens = taps
+        var tokens: [String] = []
         if let script {
-            let data: Data?
-            if script == "-" { data = FileHandle.standardInput.readDataToEndOfFile() } else { data = FileManager.default.contents(atPath: script) }
-            guard let data else { throw exitWithError("cannot read the script \(script)", status: Kbhost.Exit.usage) }
-            tokens += String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+            tokens += try TapScript.text(script).split(whereSeparator: \.isWhitespace).map(String.init)
         }
-        do { return try tokens.map(TapStep.init) } catch {
+        do { return try taps.steps() + tokens.map(TapStep.init) } catch {
             throw exitWithError("\(error)", status: Kbhost.Exit.usage)
         }
     }

@@ -114,6 +114,8 @@ final class IBusClient {
         var handled: Bool?
         var deleted: Int
         var commits: [String]
+        /// The signals the engine sent the app during the command, by name (commit-text, update-preedit-text …).
+        var signals: [String: Int]
         var error: String?
     }
 

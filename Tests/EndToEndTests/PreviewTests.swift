@@ -147,6 +147,7 @@ struct PreviewTests {
     static let docsPictures: [(file: String, arguments: [String])] = [
         ("preview-calculator.png", ["dev.kbhost.Calculator", "--after", "1 2 + 3"]),
         ("preview-science.png", ["dev.kbhost.Science"]),
+        ("preview-science-uikit.png", ["dev.kbhost.ScienceUIKit"]),
         ("preview-kana.png", ["dev.kbhost.Kana", "--after", "n i h o n g o space"]),
         ("preview-english.png", ["dev.kbhost.English", "--after", "t h e space q u i c", "--dark"]),
         ("preview-numberpad.png", ["dev.kbhost.NumberPad", "--landscape"]),

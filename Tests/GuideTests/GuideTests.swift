@@ -93,3 +93,26 @@ struct GuideTests {
         #expect(open.text == "HowdyHowdy!")
     }
 }
+
+@Suite("The guide's UIKit compatibility sample")
+struct SharedLogicSampleTests {
+    @Test func theSharedLogicMarksAFractionAndCommitsItAsUIKitWould() throws {
+        let k = try KeyboardTestDriver(SharedLogicKeyboard.self)
+        try k.tap("½")
+        #expect(k.markedText == "1/2" && k.selection == .init(location: 2, length: 1), "NSRange(location: 2, length: 1)")
+        try k.tap("✓")
+        #expect(k.text == "1/2 " && k.markedText == nil)
+        var search = TextInputTraits()
+        search.returnKeyType = .search
+        let field = try KeyboardTestDriver(SharedLogicKeyboard.self, traits: search)
+        try field.type("½", "✓")
+        #expect(field.text == "1/2", "a search field: no space after")
+    }
+
+    @Test func rotationReachesViewWillTransitionToWith() throws {
+        let k = try KeyboardTestDriver(SharedLogicKeyboard.self)
+        #expect(k.labels == [["½", "✓", "⌫"]])
+        try k.transition(toWidth: 812, height: 375)
+        #expect(k.labels == [["½", "✓", "⌫"], ["space"]])
+    }
+}

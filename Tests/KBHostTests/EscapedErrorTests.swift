@@ -19,4 +19,10 @@ struct EscapedErrorTests {
         let error = SessionError.noSuchKey(name: "x", keyboardID: "dev.example.K", labels: ["a", "b\n\u{1B}[2J"])
         #expect(error.description == #"keyboard dev.example.K has no key 'x'; its keys are: a b\n\u{1B}[2J"#)
     }
+
+    /// Empty slots (English's suggestion row before anything is typed) are not listed as blanks.
+    @Test func noSuchKeyListsNoEmptySlots() {
+        let error = SessionError.noSuchKey(name: "1", keyboardID: "dev.example.K", labels: ["", "", "", "q", "w", "", "space"])
+        #expect(error.description == "keyboard dev.example.K has no key '1'; its keys are: q w space")
+    }
 }

@@ -39,3 +39,16 @@ struct GroupDefaultsTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: s.path)) == Data("KBDEFS1\nnot really".utf8), "never overwritten")
     }
 }
+
+extension GroupDefaultsTests {
+    /// A corrupt file is its own error: a keyboard still gets EINVAL, a person a sentence without
+    /// the "Invalid argument (errno 22)" a SystemError appended.
+    @Test func aCorruptFileSaysWhatToDoAndKeyboardsGetEINVAL() throws {
+        let s = try store()
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: s.path))
+        let error = try #require(throws: CorruptDefaults.self) { try s.load() }
+        #expect(error.errno == EINVAL)
+        #expect("\(error)" == "defaults file \(s.path) is corrupt (truncated at byte 0); it was left as it is — move it aside to start the group's defaults over")
+        #expect(throws: CorruptDefaults.self) { try s.set(.bool(true), forKey: "x") }
+    }
+}

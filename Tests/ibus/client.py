@@ -17,6 +17,7 @@ Commands, one per line on stdin; after each, one JSON line with the field's stat
   settext TEXT           the app changes its own text (cursor at the end)
   wait MS                let signals arrive
   quit
+Each state also counts the signals the engine sent the app during that command, by name ("signals").
 """
 import json
 import sys
@@ -34,7 +35,7 @@ if not bus.is_connected():
 
 ctx = GLib.MainContext.default()
 state = {"text": "", "cursor": 0, "preedit": "", "preedit_cursor": 0, "candidates": [], "auxiliary": "",
-         "forwarded": [], "handled": None, "deleted": 0, "commits": []}
+         "forwarded": [], "handled": None, "deleted": 0, "commits": [], "signals": {}}
 caps_surrounding = True
 
 
@@ -130,16 +131,19 @@ def on_hide_aux(_ic):
     state["auxiliary"] = ""
 
 
+def counted(name, handler):
+    def count(*args):
+        state["signals"][name] = state["signals"].get(name, 0) + 1
+        return handler(*args)
+    return count
+
+
 ic = bus.create_input_context("kbhost-test-client")
-ic.connect("commit-text", on_commit)
-ic.connect("update-preedit-text", on_preedit)
-ic.connect("hide-preedit-text", on_hide_preedit)
-ic.connect("forward-key-event", on_forward)
-ic.connect("delete-surrounding-text", on_delete)
-ic.connect("update-lookup-table", on_table)
-ic.connect("hide-lookup-table", on_hide_table)
-ic.connect("update-auxiliary-text", on_aux)
-ic.connect("hide-auxiliary-text", on_hide_aux)
+for name, handler in [("commit-text", on_commit), ("update-preedit-text", on_preedit), ("hide-preedit-text", on_hide_preedit),
+                      ("forward-key-event", on_forward), ("delete-surrounding-text", on_delete),
+                      ("update-lookup-table", on_table), ("hide-lookup-table", on_hide_table),
+                      ("update-auxiliary-text", on_aux), ("hide-auxiliary-text", on_hide_aux)]:
+    ic.connect(name, counted(name, handler))
 
 
 def set_caps():
@@ -208,6 +212,7 @@ for line in sys.stdin:
     line = line.rstrip("\n")
     cmd, _, arg = line.partition(" ")
     state["forwarded"] = []
+    state["signals"] = {}
     try:
         if cmd == "engine":
             # SetEngine does not wait for the engine: the daemon may still be starting its process

@@ -51,6 +51,7 @@ int kbs_open_beneath(int dirfd, const char *path, int flags) {
 
 int kbs_set_pdeathsig(int sig) { return prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0); }
 int kbs_set_no_new_privs(void) { return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); }
+int kbs_set_thread_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
 
 int kbs_set_nonblocking(int fd) {
     int flags = fcntl(fd, F_GETFL);

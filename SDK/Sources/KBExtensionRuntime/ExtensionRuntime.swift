@@ -11,6 +11,9 @@ public final class ExtensionRuntime {
     public private(set) var instance: UnsafeMutableRawPointer?
     /// The opaque document handed to textWillChange: and friends.
     private let textInput = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+    /// The class loaded, and the library it came from (for a new presentation).
+    private var loaded: ResolvedClass?
+    private var loadedPath = "", loadedName = ""
 
     public init() {}
 
@@ -18,19 +21,46 @@ public final class ExtensionRuntime {
     public var window: DocumentWindow { services.mirror }
 
     /// Loads a plugin library with dlopen and creates its principal class.
+    /// A second load of the same class is a new presentation (see `present`).
     public func load(_ request: LoadRequest) throws(WorkerFailure) -> LoadReply {
+        if let loaded, instance != nil {
+            guard request.pluginPath == loadedPath, request.className == loadedName else {
+                throw WorkerFailure(.badRequest, "the host sent a second load, of another class (\(request.className))")
+            }
+            return try present(loaded, facts: request.facts, window: request.window)
+        }
         let resolved = try PluginLoader.resolve(path: request.pluginPath, className: request.className)
         services.sandbox = request.sandbox
+        (loadedPath, loadedName) = (request.pluginPath, request.className)
         return try create(resolved, facts: request.facts, window: request.window)
     }
 
     /// Creates a class from a plugin description already in this process
     /// (the value a plugin's kbhost_keyboard_plugin_v1 returns).
     /// `containers` gives the keyboard its folders (no kernel enforcement in process).
+    /// A second load of the same class is a new presentation (see `present`).
     public func load(plugin: UnsafeRawPointer, className: String, facts: ControllerFacts,
                      window: DocumentWindow, containers: SandboxSpec = SandboxSpec(enabled: false)) throws(WorkerFailure) -> LoadReply {
+        if let loaded, instance != nil {
+            guard className == loadedName else {
+                throw WorkerFailure(.badRequest, "the host sent a second load, of another class (\(className))")
+            }
+            return try present(loaded, facts: facts, window: window)
+        }
         let resolved = try PluginLoader.resolve(plugin: plugin, origin: "in-process plugin", className: className)
         services.sandbox = containers
+        loadedName = className
+        return try create(resolved, facts: facts, window: window)
+    }
+
+    /// A new presentation in the same process, as iOS does when a keyboard is
+    /// shown again: the controller ends (its `dealloc` selector, when the class
+    /// has one: KBH_DEALLOC_SELECTOR_V1) and a new instance of the class is created.
+    private func present(_ resolved: ResolvedClass, facts: ControllerFacts, window: DocumentWindow) throws(WorkerFailure) -> LoadReply {
+        if let old = instance {
+            services.selectors[ResolvedClass.deallocSelector]?.call(instance: old)
+            instance = nil
+        }
         return try create(resolved, facts: facts, window: window)
     }
 
@@ -40,6 +70,7 @@ public final class ExtensionRuntime {
         services.mirror = window
         services.selectors = resolved.selectors
         services.className = resolved.className
+        loaded = resolved
         instance = try resolved.create(host: services.table)
         let selectors = resolved.selectors.values.map { SelectorInfo(name: $0.name, types: $0.types) }
             .sorted { $0.name < $1.name }

@@ -1,5 +1,6 @@
 import CKeyboardABI
 import Glibc
+import KBSystem
 import KBWire
 
 /// The encodings kbhost passes to the selectors it knows, and to key actions: the
@@ -16,6 +17,9 @@ enum SelectorRules {
 
     /// Nil if kbhost can call `name` with `types`; otherwise what it passes instead.
     static func mismatch(name: String, types: String) -> String? {
+        if name == ResolvedClass.deallocSelector {  // appended to version 1, beside the table
+            return types == KBH_DEALLOC_TYPES_V1 ? nil : "'\(KBH_DEALLOC_TYPES_V1)'"
+        }
         if let expected = known[name] {
             return types == expected ? nil : "'\(expected)'"
         }
@@ -35,6 +39,8 @@ struct ResolvedClass {
     let className: String
     let cls: UnsafePointer<kbh_class_v1>
     let selectors: [String: PreparedSelector]
+    /// The selector called on an instance the host ends (a new presentation): KBH_DEALLOC_SELECTOR_V1.
+    static let deallocSelector = KBH_DEALLOC_SELECTOR_V1
 
     /// Creates the one instance (its initializer may already set a layout).
     func create(host: UnsafePointer<kbh_host_v1>) throws(WorkerFailure) -> UnsafeMutableRawPointer {
@@ -52,13 +58,13 @@ enum PluginLoader {
     /// dlopen → entry symbol → ABI check → class lookup → selector checks → libffi
     /// preparation. Every failure names what was wrong.
     static func resolve(path: String, className: String) throws(WorkerFailure) -> ResolvedClass {
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-            let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
-            throw WorkerFailure(.dlopen, "cannot load plugin \(path): \(reason)")
+        let handle: UnsafeMutableRawPointer
+        do { handle = try Sys.openLibrary(path, flags: RTLD_NOW | RTLD_LOCAL) } catch {
+            throw WorkerFailure(.dlopen, "cannot load plugin \(path): \(error)")
         }
         // Never dlclose: Swift code cannot be unloaded. The process ends instead.
-        guard let symbol = dlsym(handle, KBH_ENTRY_SYMBOL_V1) else {
-            let other = (2...4).first { dlsym(handle, "kbhost_keyboard_plugin_v\($0)") != nil }
+        guard let symbol = Sys.symbol(KBH_ENTRY_SYMBOL_V1, in: handle) else {
+            let other = (2...4).first { Sys.symbol("kbhost_keyboard_plugin_v\($0)", in: handle) != nil }
             if let other {
                 throw WorkerFailure(.abiMismatch, "plugin \(path) exports kbhost_keyboard_plugin_v\(other) (ABI \(other)); this kbhost speaks ABI \(KBH_ABI_VERSION) and needs \(KBH_ENTRY_SYMBOL_V1)")
             }

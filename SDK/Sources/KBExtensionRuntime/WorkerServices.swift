@@ -138,7 +138,7 @@ public final class WorkerServices {
 
     /// The errno a failed defaults operation answers with.
     private func errorNumber(_ error: any Error) -> Int32 {
-        (error as? SystemError)?.errno ?? (error as? PathRefusal)?.errno ?? EIO
+        (error as? SystemError)?.errno ?? (error as? PathRefusal)?.errno ?? (error as? CorruptDefaults)?.errno ?? EIO
     }
 
     private func store(_ name: UnsafePointer<CChar>?) -> GroupDefaultsStore? {

@@ -87,8 +87,7 @@ public struct Pasteboard: Sendable {
 
     /// Identifies the file's current contents cheaply (inode, size, change time).
     func stamp() -> [Int] {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return [] }
+        guard let st = try? Sys.status(path) else { return [] }
         return [Int(st.st_ino), Int(st.st_size), st.st_ctim.tv_sec, st.st_ctim.tv_nsec]
     }
 }
@@ -127,11 +126,8 @@ public struct KeyboardAccess: Sendable {
     /// data under /usr, /etc or /opt, none of the system's secrets, and readable
     /// by everyone. nil when it does not exist on this system.
     static func systemData(_ declared: String) throws -> String? {
-        guard let p = realpath(declared, nil) else { return nil }
-        let resolved = String(cString: p)
-        free(p)
-        var st = stat()
-        guard stat(resolved, &st) == 0 else { return nil }
+        guard let resolved = Sys.realPath(declared) else { return nil }
+        guard let st = try? Sys.status(resolved) else { return nil }
         let isDirectory = (st.st_mode & S_IFMT) == S_IFDIR
         let everyone: mode_t = isDirectory ? 0o005 : 0o004
         guard KeyboardManifest.isAllowedReadOnlyPath(resolved), st.st_mode & everyone == everyone else {
@@ -154,11 +150,7 @@ public struct KeyboardAccess: Sendable {
             let containers = Containers(home: home)
             try containers.prepare(for: keyboard.manifest)
             // A folder the keyboard may read must not hold the settings and every container.
-            let real = { (path: String) -> String in
-                guard let p = realpath(path, nil) else { return path }
-                defer { free(p) }
-                return String(cString: p)
-            }
+            let real = { (path: String) -> String in Sys.realPath(path) ?? path }
             let settings = real(home)
             if let wide = spec.readPaths.first(where: { settings == real($0) || settings.hasPrefix(real($0) + "/") }) {
                 throw SystemError("the keyboard's folder \(wide) holds kbhost's settings folder \(home), which the keyboard would "

@@ -17,9 +17,7 @@ final class ExitWatcher: @unchecked Sendable {
         wakeRead = r
         wakeWrite = w
         try? Sys.setNonBlocking(r)
-        let thread = Thread { [self] in self.loop() }
-        thread.name = "kbhost-exit-watcher"
-        thread.start()
+        Threads.start(name: "kbhost-exit-watcher") { [self] in self.loop() }
     }
 
     /// Calls `onExit` once, from the watcher's thread, when the process behind `pidfd` ends.
@@ -35,8 +33,8 @@ final class ExitWatcher: @unchecked Sendable {
     }
 
     private func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        guard wakeWrite >= 0 else { return }  // no pipe: the watcher wakes at the next exit only
+        _ = try? Sys.writeAll(wakeWrite, [1])
     }
 
     private func loop() {
@@ -47,7 +45,7 @@ final class ExitWatcher: @unchecked Sendable {
                 + fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             guard (try? Sys.poll(&polls, timeoutMilliseconds: -1)) != nil else { continue }
             if polls[0].revents != 0 {
-                _ = drain.withUnsafeMutableBytes { read(wakeRead, $0.baseAddress, $0.count) }
+                _ = drain.withUnsafeMutableBytes { try? Sys.readAvailable(wakeRead, into: $0) }
             }
             for p in polls.dropFirst() where p.revents & Int16(POLLIN) != 0 {
                 // Called under the lock: once unwatch returns, its closure can no longer run, so

@@ -106,15 +106,14 @@ public final class ExtensionProcess {
         do {
             pidfd = try Sys.pidfdOpen(spawned)
         } catch {
-            Glibc.kill(spawned, SIGKILL)
-            var status: Int32 = 0
-            waitpid(spawned, &status, 0)
+            try? Sys.kill(spawned, SIGKILL)
+            _ = try? Sys.waitForChild(spawned)
             Sys.close(hostEnd); Sys.close(outRead)
             throw failure("\(error)")
         }
         // An exit wakes a waiting receive at once, whoever else holds the channel.
         let channel = hostEnd
-        ExitWatcher.shared.watch(pidfd: pidfd) { _ = Glibc.shutdown(channel, Int32(SHUT_RDWR)) }
+        ExitWatcher.shared.watch(pidfd: pidfd) { Sys.shutdown(channel) }
 
         let reply = try request(.hello(protocolVersion: WireVersion.protocolVersion, abiVersion: WireVersion.abiVersion),
                                 phase: "launch", deadlineMilliseconds: configuration.launchDeadlineMilliseconds)
@@ -186,7 +185,7 @@ public final class ExtensionProcess {
         ExitWatcher.shared.unwatch(pidfd: pidfd)
         Governor.shared.unwatch(pid: pid)
         if termination == nil {
-            Glibc.kill(-spawnedPID, SIGKILL)  // anything the keyboard forked goes with it (not after reaping: the pid may be reused)
+            try? Sys.kill(-spawnedPID, SIGKILL)  // anything the keyboard forked goes with it (not after reaping: the pid may be reused)
             _ = try? Sys.pidfdSendSignal(pidfd, SIGKILL)
             _ = try? Sys.reap(pidfd: pidfd, wait: true)
         }
@@ -304,7 +303,7 @@ public final class ExtensionProcess {
     /// forked survives it), then reap.
     public func kill() {
         guard termination == nil else { return }  // reaped: its pid (and group id) may be reused
-        Glibc.kill(-spawnedPID, SIGKILL)
+        try? Sys.kill(-spawnedPID, SIGKILL)
         _ = try? Sys.pidfdSendSignal(pidfd, SIGKILL)
         termination = (try? Sys.reap(pidfd: pidfd, wait: true)) ?? .signaled(SIGKILL)
         awaitKeyboardProcess()
@@ -323,7 +322,7 @@ public final class ExtensionProcess {
             }
             if let ended = try? Sys.reap(pidfd: pidfd, wait: false) {
                 termination = ended
-                Glibc.kill(-spawnedPID, SIGKILL)  // what it forked dies with it
+                try? Sys.kill(-spawnedPID, SIGKILL)  // what it forked dies with it
                 awaitKeyboardProcess()
             } else {
                 kill()

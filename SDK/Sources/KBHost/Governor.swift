@@ -1,4 +1,5 @@
 import Foundation
+import KBCore
 import KBSystem
 import Synchronization
 
@@ -29,29 +30,18 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
 public final class Governor: @unchecked Sendable {
     public static let shared = Governor()
 
-    /// Device profiles: the budgets phones and tablets are measured to enforce.
-    public static let profiles: [(name: String, budget: Int)] = [
-        ("older-phone", 48 << 20), ("recent-phone", 77 << 20), ("tablet", 90 << 20),
-    ]
-    public static let defaultBudget = 48 << 20
+    /// Device profiles: the budgets phones and tablets are measured to enforce (KBCore's `MemoryBudget`).
+    public static let profiles: [(name: String, budget: Int)] = MemoryBudget.profiles.map { ($0.name, $0.budget) }
+    public static let defaultBudget = MemoryBudget.defaultBudget
     /// RLIMIT_DATA of every keyboard's process: the backstop behind the budget.
-    public static let backstop = 512 << 20
-    /// The budgets that mean something: from 8 MiB (a sample keyboard's process takes about 1 MiB,
-    /// a Swift one with its dictionaries a few) to the backstop (over it, RLIMIT_DATA fails the
-    /// keyboard's allocations before the governor would see it go over).
-    public static let budgetRange = (8 << 20)...backstop
+    public static let backstop = MemoryBudget.backstop
+    /// The budgets that mean something (`MemoryBudget.range`).
+    public static let budgetRange = MemoryBudget.range
 
     /// A budget given as MiB ("48") or a profile name ("recent-phone"), in bytes; nil outside `budgetRange`.
-    public static func budget(parsing text: String) -> Int? {
-        if let profile = profiles.first(where: { $0.name == text }) { return profile.budget }
-        guard let mib = Int(text), mib <= budgetRange.upperBound >> 20, budgetRange.contains(mib << 20) else { return nil }
-        return mib << 20
-    }
+    public static func budget(parsing text: String) -> Int? { MemoryBudget.parse(text) }
 
-    public static var budgetHelp: String {
-        "\(budgetRange.lowerBound >> 20) to \(budgetRange.upperBound >> 20) MiB, or a device profile: "
-            + profiles.map { "\($0.name) (\($0.budget >> 20) MiB)" }.joined(separator: ", ")
-    }
+    public static var budgetHelp: String { MemoryBudget.help }
 
     /// The fastest a keyboard is assumed to touch memory (bytes per ns), for pacing samples by headroom.
     static let assumedTouchRate = 2.5  // 2.5 GB/s
@@ -79,6 +69,10 @@ public final class Governor: @unchecked Sendable {
     public static let memoryWarningRearmFraction = 0.7
 
     private let state = Mutex<[Int32: Watch]>([:])
+    /// Warnings earned by any process so far. Every call a host makes asks `warnings(of:)`;
+    /// while this is 0 (nearly always) the answer needs no lock, which the sampling thread
+    /// holds while it reads a footprint (tens of µs).
+    private let warningsEarned = Atomic<Int>(0)
     private let wake = DispatchSemaphore(value: 0)
     private var started = false
     private let startLock = NSLock()
@@ -101,7 +95,10 @@ public final class Governor: @unchecked Sendable {
     public func kill(of pid: Int32) -> MemoryKill? { state.withLock { $0[pid]?.kill } }
 
     /// How many memory warnings a watched process has earned (see `memoryWarningFraction`).
-    public func warnings(of pid: Int32) -> Int { state.withLock { $0[pid]?.warnings ?? 0 } }
+    public func warnings(of pid: Int32) -> Int {
+        guard warningsEarned.load(ordering: .acquiring) > 0 else { return 0 }
+        return state.withLock { $0[pid]?.warnings ?? 0 }
+    }
 
     /// The peak footprint seen for a watched process.
     public func peak(of pid: Int32) -> Int? { state.withLock { $0[pid]?.peak } }
@@ -111,10 +108,7 @@ public final class Governor: @unchecked Sendable {
         defer { startLock.unlock() }
         guard !started else { return }
         started = true
-        let thread = Thread { [self] in self.loop() }
-        thread.name = "kbhost-governor"
-        thread.qualityOfService = .userInteractive
-        thread.start()
+        Threads.start(name: "kbhost-governor") { [self] in self.loop() }
     }
 
     private func loop() {
@@ -154,7 +148,10 @@ public final class Governor: @unchecked Sendable {
         }
         w.lastUnderBudget = now
         if Double(footprint) >= Double(w.budget) * Governor.memoryWarningFraction {
-            if w.armed { w.warnings += 1 }
+            if w.armed {
+                w.warnings += 1
+                warningsEarned.add(1, ordering: .releasing)
+            }
             w.armed = false
         } else if Double(footprint) < Double(w.budget) * Governor.memoryWarningRearmFraction {
             w.armed = true

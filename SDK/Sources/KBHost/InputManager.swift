@@ -233,11 +233,12 @@ public final class InputManager {
     }
 
     /// Taps the key with this label or role name (`delete`, `return`, `space`,
-    /// `shift`, `globe`). A capital on a keyboard whose letter keys keep
-    /// lowercase labels taps shift, then the letter; `-`, `*`, `/` also reach
-    /// `−`, `×`, `÷`. The system keyboard types the character itself.
+    /// `shift`, `globe`). A letter whose key shows the other case is typed
+    /// through shift when it must be (`tapThroughShift`); `-`, `*`, `/` also
+    /// reach `−`, `×`, `÷`. With `otherPages`, a character on another page is
+    /// typed there (`tapOnAnotherPage`). The system keyboard types the character itself.
     @discardableResult
-    public func tap(_ name: String) -> TapOutcome {
+    public func tap(_ name: String, otherPages: Bool = false) -> TapOutcome {
         guard let session = active else {
             switch name {
             case "delete": document.buffer.deleteBackward()
@@ -247,18 +248,21 @@ public final class InputManager {
             }
             return .tapped
         }
+        if let key = session.layout.key(named: name) {  // the usual case: one lookup, the key tapped as it is
+            do { try session.perform(.tap, on: key) } catch {
+                fellBack(from: currentID, because: SessionError.keyboardFailed(error).description)
+                return .failed
+            }
+            return .tapped
+        }
         let target = session.layout.keyName(typed: name)
         do {
-            if session.layout.key(named: target) == nil, target != target.lowercased(),
-               session.layout.key(named: target.lowercased()) != nil, session.layout.key(named: "shift") != nil {
-                try session.tap("shift")
-                // Labels that change with shift show the capital now; others keep the small letter.
-                if session.layout.key(named: target) != nil { try session.tap(target) } else if
-                    session.layout.key(named: target.lowercased()) != nil { try session.tap(target.lowercased()) } else {
-                    try session.tap("shift")  // a miss never leaves shift latched
-                    return .noSuchKey
-                }
-                return .tapped
+            if session.layout.key(named: target) == nil, let shown = Self.otherCase(of: target),
+               session.layout.key(named: shown) != nil, session.layout.key(named: "shift") != nil {
+                return try tapThroughShift(target, shown: shown, on: session)
+            }
+            if otherPages, session.layout.key(named: target) == nil {
+                return try tapOnAnotherPage(target, on: session) ? .tapped : .noSuchKey
             }
             try session.tap(target)
             return .tapped
@@ -267,6 +271,37 @@ public final class InputManager {
             fellBack(from: currentID, because: error.description)
             return .failed
         }
+    }
+
+    /// A one-letter name in the other case: `h` for `H`, `I` for `i`; nil for anything else.
+    static func otherCase(of name: String) -> String? {
+        guard name.count == 1 else { return nil }
+        if name != name.lowercased() { return name.lowercased() }
+        if name != name.uppercased() { return name.uppercased() }
+        return nil
+    }
+
+    /// A letter whose key shows the other case (`H` on a key labelled `h`; `i` while a latched
+    /// shift shows `I`): which case it types depends on a shift state the layout may not show.
+    /// The key is tapped as it is first, so a keyboard that capitalizes by itself (English at a
+    /// sentence's start) types the capital, and shift is not tapped off. If it inserted the other
+    /// case, that letter is deleted, shift tapped, and the letter tapped with the label it has
+    /// now (labels that change with shift, as Science's, show the wanted case). A miss taps shift
+    /// back, so it never leaves shift latched.
+    private func tapThroughShift(_ target: String, shown: String, on session: KeyboardSession) throws(SessionError) -> TapOutcome {
+        let before = String(session.document.buffer.textBeforeSelection)
+        try session.tap(shown)
+        let after = session.document.buffer.textBeforeSelection
+        // Only a plain insertion of the other case is taken back (not a composition or a correction).
+        guard after == before + shown else { return .tapped }
+        try session.tap("delete")
+        try session.tap("shift")
+        if session.layout.key(named: target) != nil { try session.tap(target) } else if
+            session.layout.key(named: shown) != nil { try session.tap(shown) } else {
+            try session.tap("shift")
+            return .noSuchKey
+        }
+        return .tapped
     }
 
     /// One auto-repeat of the held key with this label or role name (see

@@ -114,12 +114,11 @@ public struct Installation: Sendable {
         case .notAFile:
             throw fail("which is not a file")
         case .linked:
-            guard let real = Self.realPath(inBundle) else { break }  // a link to nothing: not there
-            guard let realBundle = Self.realPath(bundle), real.hasPrefix(realBundle == "/" ? "/" : realBundle + "/") else {
+            guard let real = Sys.realPath(inBundle) else { break }  // a link to nothing: not there
+            guard let realBundle = Sys.realPath(bundle), real.hasPrefix(realBundle == "/" ? "/" : realBundle + "/") else {
                 throw fail("which leads outside the bundle (through a symbolic link, to '\(TerminalText.line(real))'); the library must be inside it")
             }
-            var st = stat()
-            guard stat(real, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { throw fail("which is not a file") }
+            guard let st = try? Sys.status(real), st.st_mode & S_IFMT == S_IFREG else { throw fail("which is not a file") }
             return real
         case .missing:
             break
@@ -136,24 +135,17 @@ public struct Installation: Sendable {
     /// What `relative` is under `bundle`, with lstat on the bundle and each component: a
     /// symbolic link anywhere on the way is `.linked`, for the caller to resolve.
     private static func walk(_ bundle: String, _ relative: String) -> Walk {
-        var st = stat()
-        guard lstat(bundle, &st) == 0 else { return .missing }
+        guard var st = try? Sys.linkStatus(bundle) else { return .missing }
         if st.st_mode & S_IFMT == S_IFLNK { return .linked }
         var path = bundle
         for part in relative.split(separator: "/") {
             guard st.st_mode & S_IFMT == S_IFDIR else { return .missing }
             path += "/" + part
-            guard lstat(path, &st) == 0 else { return .missing }
+            guard let next = try? Sys.linkStatus(path) else { return .missing }
+            st = next
             if st.st_mode & S_IFMT == S_IFLNK { return .linked }
         }
         return st.st_mode & S_IFMT == S_IFREG ? .file : .notAFile
-    }
-
-    /// The canonical path (realpath(3)): absolute, with every symbolic link resolved.
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 
     /// A Swift package's built library for its manifest (a package made by `kbhost new`):

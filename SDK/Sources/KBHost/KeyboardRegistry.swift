@@ -12,28 +12,6 @@ final class ParallelResults<T>: @unchecked Sendable {
     var values: [T?] { lock.withLock { storage } }
 }
 
-/// The built-in system keyboard: always present, the fallback for fields no
-/// other keyboard may serve, and the only one in fresh settings.
-public enum SystemKeyboard {
-    public static let identifier = "dev.kbhost.System"
-    public static let manifest = KeyboardManifest(
-        path: "(built in)", bundleIdentifier: identifier, displayName: "System", executable: "(built in)",
-        principalClass: "(built in)", primaryLanguage: "en-US", isASCIICapable: true)
-}
-
-/// One keyboard kbhost knows about.
-public struct KeyboardEntry: Hashable, Sendable {
-    public var manifest: KeyboardManifest
-    /// The plugin library; nil for the system keyboard.
-    public var libraryPath: String?
-    /// Where it came from: "built in", "bundled", "installed", or a KBHOST_KEYBOARDS folder.
-    public var source: String
-
-    public var identifier: String { manifest.bundleIdentifier }
-    public var isSystem: Bool { identifier == SystemKeyboard.identifier }
-    public var loadable: LoadableKeyboard? { libraryPath.map { LoadableKeyboard(manifest: manifest, libraryPath: $0) } }
-}
-
 public enum RegistryError: Error, Hashable, Sendable, CustomStringConvertible {
     case duplicate(identifier: String, first: String, second: String)
     /// No keyboard has this identifier (or name); `suggestions` are the identifiers closest to it.
@@ -114,25 +92,7 @@ public struct KeyboardRegistry: Sendable {
     /// throw, and discover never hands it two keyboards with one identifier.
     public static func discover(installation: Installation, home: String,
                                 environment: [String: String] = ProcessInfo.processInfo.environment) throws(RegistryError) -> KeyboardRegistry {
-        // First the manifests to read, in a stable order; then read them on every core.
-        var candidates: [(plist: String, source: String, allowProducts: Bool, allowPackageBuild: Bool)] = []
-        func scan(_ folder: String, source: String, allowProducts: Bool, allowPackageBuild: Bool = false) {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-            for name in names.sorted() {
-                let path = (folder as NSString).appendingPathComponent(name)
-                if name.hasSuffix(".plist") {
-                    candidates.append((path, source, allowProducts, allowPackageBuild))
-                } else if FileManager.default.fileExists(atPath: path + "/Info.plist") {
-                    candidates.append((path + "/Info.plist", source, allowProducts, allowPackageBuild))
-                }
-            }
-        }
-        if let bundled = installation.manifestsDirectory { scan(bundled, source: "bundled", allowProducts: true) }
-        for folder in (environment["KBHOST_KEYBOARDS"] ?? "").split(separator: ":") where !folder.isEmpty {
-            // An author's folder: a package's library is in its .build (`swift build`), as for validate and install.
-            scan(String(folder), source: String(folder), allowProducts: false, allowPackageBuild: true)
-        }
-        scan(home + "/Keyboards", source: "installed", allowProducts: false)
+        let candidates = manifestCandidates(installation: installation, home: home, environment: environment).manifests
 
         let toRead = candidates
         let results = ParallelResults<Result<KeyboardEntry, ManifestError>>(count: toRead.count)
@@ -170,5 +130,41 @@ public struct KeyboardRegistry: Sendable {
             }
         }
         return try KeyboardRegistry(keyboards: entries, problems: problems)
+    }
+
+    /// Where a keyboard's manifest may be.
+    struct Candidate {
+        var plist: String
+        var source: String
+        var allowProducts: Bool
+        var allowPackageBuild = false
+    }
+
+    /// The manifests `discover` reads, in its order (the bundled samples, each KBHOST_KEYBOARDS
+    /// folder, the installed keyboards), and the folders it listed to find them.
+    static func manifestCandidates(installation: Installation, home: String,
+                                   environment: [String: String]) -> (manifests: [Candidate], folders: [String]) {
+        var candidates: [Candidate] = []
+        var folders: [String] = []
+        func scan(_ folder: String, source: String, allowProducts: Bool, allowPackageBuild: Bool = false) {
+            folders.append(folder)
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+            for name in names.sorted() {
+                let path = (folder as NSString).appendingPathComponent(name)
+                if name.hasSuffix(".plist") {
+                    candidates.append(Candidate(plist: path, source: source, allowProducts: allowProducts, allowPackageBuild: allowPackageBuild))
+                } else if FileManager.default.fileExists(atPath: path + "/Info.plist") {
+                    candidates.append(Candidate(plist: path + "/Info.plist", source: source, allowProducts: allowProducts,
+                                                allowPackageBuild: allowPackageBuild))
+                }
+            }
+        }
+        if let bundled = installation.manifestsDirectory { scan(bundled, source: "bundled", allowProducts: true) }
+        for folder in (environment["KBHOST_KEYBOARDS"] ?? "").split(separator: ":") where !folder.isEmpty {
+            // An author's folder: a package's library is in its .build (`swift build`), as for validate and install.
+            scan(String(folder), source: String(folder), allowProducts: false, allowPackageBuild: true)
+        }
+        scan(home + "/Keyboards", source: "installed", allowProducts: false)
+        return (candidates, folders)
     }
 }

@@ -7,11 +7,15 @@ extension KeyboardSession {
     func apply(_ effects: [Effect]) throws(KeyboardFailure) {
         var advance = false, dismiss = false
         for effect in effects {
+            if let refusal = EffectPolicy.refusal(of: effect, hasFullAccess: facts.hasFullAccess) {
+                throw fail(violation(refusal.what, phase: refusal.phase))
+            }
             switch effect {
             case .edit(let edit):
                 let before = document.buffer
                 edit.apply(to: &document.buffer)
                 mirror.length += document.buffer.utf16Count - before.utf16Count
+                if recordsProxyCalls { events.append(edit.proxyEvent) }
                 onEdit?(edit, before)
             case .setLayout(let wire):
                 layout = KeyboardLayout(wire)
@@ -30,20 +34,27 @@ extension KeyboardSession {
             case .log(_, let message):
                 events.append(SessionEvent("log", message))
             case .setPasteboard(let text):
-                // The keyboard's own process sends this: check again what the worker checked.
-                guard facts.hasFullAccess else {
-                    throw fail(violation("set the pasteboard without open access", phase: "pasteboard"))
-                }
                 keyboardSetPasteboard(text)
             case .playSound(let name):
-                guard facts.hasFullAccess else {
-                    throw fail(violation("played a sound without open access", phase: "playSound"))
-                }
                 events.append(SessionEvent("playSound", name))
             }
         }
         if !mirror.matches(document.buffer) { mirror.isStale = true }
         if advance { onAdvanceToNextInputMode?() }
         if dismiss { onDismiss?() }
+    }
+}
+
+/// What a keyboard's effects may do, checked again on the host's side: the
+/// keyboard's own process sends them, so what the worker checked may be forged.
+enum EffectPolicy {
+    /// Why the host refuses an effect (a protocol violation that ends the keyboard), or nil.
+    static func refusal(of effect: Effect, hasFullAccess: Bool) -> (what: String, phase: String)? {
+        guard !hasFullAccess else { return nil }
+        switch effect {
+        case .setPasteboard: return ("set the pasteboard without open access", "pasteboard")
+        case .playSound: return ("played a sound without open access", "playSound")
+        default: return nil
+        }
     }
 }

@@ -20,12 +20,9 @@ extension KeyboardSession {
     /// the key has no action for are not sent.
     public func perform(_ gesture: Gesture, on key: KeyboardLayout.Key) throws(KeyboardFailure) {
         let start = clockNanoseconds
-        let plan = gesture.steps(repeats: key.repeats, hasLongPress: key.longPressAction != nil)
-        for step in plan.steps {
-            clockNanoseconds = start + step.atNanoseconds
-            guard key.action(for: step.kind) != nil else { continue }
-            let event = KeyEvent(kind: step.kind, tapCount: step.tapCount, repeatCount: step.repeatCount,
-                                 timestampNanoseconds: clockNanoseconds)
+        let plan = key.plan(gesture, from: start)
+        for event in plan.events {
+            clockNanoseconds = event.timestampNanoseconds
             try deliver(.key(row: Int32(key.row), column: Int32(key.column), event: event), phase: "key '\(key.label)'")
         }
         clockNanoseconds = start + plan.duration
@@ -42,10 +39,8 @@ extension KeyboardSession {
         var lastMessageOfKey: [Int] = []
         for key in keys {
             let start = clockNanoseconds
-            let plan = Gesture.tap.steps(repeats: key.repeats, hasLongPress: key.longPressAction != nil)
-            for step in plan.steps where key.action(for: step.kind) != nil {
-                let event = KeyEvent(kind: step.kind, tapCount: step.tapCount, repeatCount: step.repeatCount,
-                                     timestampNanoseconds: start + step.atNanoseconds)
+            let plan = key.plan(.tap, from: start)
+            for event in plan.events {
                 messages.append(.deliver(nextDelivery(.key(row: Int32(key.row), column: Int32(key.column), event: event))))
             }
             clockNanoseconds = start + plan.duration
@@ -82,5 +77,18 @@ extension KeyboardSession {
     /// Lets time pass on the session's clock.
     public func pause(milliseconds: Int) {
         clockNanoseconds += Int64(milliseconds) * 1_000_000
+    }
+}
+
+extension KeyboardLayout.Key {
+    /// The gesture plan for this key: the UIControl events a gesture sends it (see
+    /// `Gesture.steps`), timed from `start`, only those it has an action for; and how long it lasts.
+    func plan(_ gesture: Gesture, from start: Int64) -> (events: [KeyEvent], duration: Int64) {
+        let plan = gesture.steps(repeats: repeats, hasLongPress: longPressAction != nil)
+        let events = plan.steps.filter { action(for: $0.kind) != nil }.map {
+            KeyEvent(kind: $0.kind, tapCount: $0.tapCount, repeatCount: $0.repeatCount,
+                     timestampNanoseconds: start + $0.atNanoseconds)
+        }
+        return (events, plan.duration)
     }
 }

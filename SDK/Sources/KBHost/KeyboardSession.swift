@@ -16,7 +16,25 @@ public final class KeyboardSession {
     }
     /// Keep only this many recent events (nil: all, as `kbhost type --json` reports them).
     public var eventLimit: Int?
-    public private(set) var isVisible = false
+    /// Whether `events` also records the keyboard's edits through its proxy ("insertText: a",
+    /// "deleteBackward", "adjustTextPosition: -1", "setMarkedText: か {1, 0}", "unmarkText"),
+    /// where they fall among the other events. Consecutive insertions of one call arrive as one.
+    public var recordsProxyCalls = false
+    /// How many controllers have been created in this process: 1, and one more per `represent`.
+    public internal(set) var presentations = 1
+    /// Where the session is in its life: UIKit's view life cycle, then its end.
+    public enum Phase: Hashable, Sendable {
+        /// Loaded (viewDidLoad called) and not shown: before `appear`, after `disappear`.
+        case hidden
+        /// Shown: from viewDidAppear to viewWillDisappear.
+        case visible
+        /// The keyboard failed (`failure` says how); the session is over.
+        case failed
+        /// `close` ended the keyboard's process.
+        case closed
+    }
+    public private(set) var phase = Phase.hidden
+    public var isVisible: Bool { phase == .visible }
     /// Set once the keyboard has failed; the session is then closed.
     public private(set) var failure: KeyboardFailure?
     /// Memory warnings delivered so far (the governor counts the ones due).
@@ -32,14 +50,16 @@ public final class KeyboardSession {
     public var onEdit: ((TextEdit, _ before: TextBuffer) -> Void)?
 
 
-    let process: ExtensionProcess
+    /// The keyboard's end: its extension process, or the testing kit's runtime in process.
+    let process: any KeyboardChannel
     var facts: ControllerFacts
     /// Whether the keyboard runs with open access (requested and granted when it started).
     public var hasFullAccess: Bool { facts.hasFullAccess }
     var factsChanged = false
-    /// The host's pasteboard (nil without KBHOST_HOME), and the state of its file the keyboard last saw.
-    let pasteboard: Pasteboard?
-    var pasteboardStamp: [Int] = []
+    /// The host's pasteboard, kept in step for a keyboard with full access.
+    var pasteboard: PasteboardSync
+    /// What the keyboard may reach (sent again with a new presentation's load).
+    let sandbox: SandboxSpec
     /// The window of the document the worker holds (see `DocumentMirror`).
     var mirror: DocumentMirror
     var sequence: UInt64 = 0
@@ -54,19 +74,15 @@ public final class KeyboardSession {
 
     /// Launches the extension process, loads the plugin, creates its principal
     /// class and calls viewDidLoad.
-    public init(keyboard: LoadableKeyboard, document: TextDocument = TextDocument(),
-                configuration: ExtensionProcess.Configuration, needsInputModeSwitchKey: Bool = true,
-                hasFullAccess: Bool = false, inputModes: [String]? = nil,
-                windowLimit: Int = DocumentWindow.defaultLimit, access: KeyboardAccess = KeyboardAccess()) throws(KeyboardFailure) {
-        self.keyboard = keyboard
-        self.document = document
-        mirror = DocumentMirror(limit: windowLimit)
+    public convenience init(keyboard: LoadableKeyboard, document: TextDocument = TextDocument(),
+                            configuration: ExtensionProcess.Configuration, needsInputModeSwitchKey: Bool = true,
+                            hasFullAccess: Bool = false, inputModes: [String]? = nil,
+                            windowLimit: Int = DocumentWindow.defaultLimit, access: KeyboardAccess = KeyboardAccess()) throws(KeyboardFailure) {
         let fullAccess = hasFullAccess && keyboard.manifest.requestsOpenAccess
-        facts = ControllerFacts(needsInputModeSwitchKey: needsInputModeSwitchKey, hasFullAccess: fullAccess,
-                                primaryLanguage: keyboard.manifest.primaryLanguage,
-                                documentIdentifier: document.identifier, traits: document.traits,
-                                inputModes: inputModes ?? [keyboard.identifier], lexicon: access.lexicon)
-        pasteboard = access.pasteboard
+        let facts = ControllerFacts(needsInputModeSwitchKey: needsInputModeSwitchKey, hasFullAccess: fullAccess,
+                                    primaryLanguage: keyboard.manifest.primaryLanguage,
+                                    documentIdentifier: document.identifier, traits: document.traits,
+                                    inputModes: inputModes ?? [keyboard.identifier], lexicon: access.lexicon)
         let sandbox: SandboxSpec
         do { sandbox = try access.sandbox(for: keyboard, openAccess: fullAccess) } catch {
             throw KeyboardFailure(keyboardID: keyboard.identifier, phase: "launch",
@@ -75,15 +91,32 @@ public final class KeyboardSession {
         var configuration = configuration
         configuration.isolate = configuration.isolate && access.sandboxed
         configuration.privateNetwork = configuration.isolate && !fullAccess
-        process = try ExtensionProcess.launch(keyboardID: keyboard.identifier, configuration: configuration)
+        let process = try ExtensionProcess.launch(keyboardID: keyboard.identifier, configuration: configuration)
+        try self.init(keyboard: keyboard, document: document, channel: process, facts: facts, sandbox: sandbox,
+                      pasteboard: access.pasteboard, windowLimit: windowLimit,
+                      loadDeadlineMilliseconds: configuration.launchDeadlineMilliseconds)
+    }
+
+    /// Loads the keyboard through a channel already open (the extension
+    /// process, or the testing kit's runtime in process), creates its principal
+    /// class and calls viewDidLoad. `facts` are what the controller reports at first.
+    package init(keyboard: LoadableKeyboard, document: TextDocument, channel: any KeyboardChannel,
+                 facts: ControllerFacts, sandbox: SandboxSpec, pasteboard: Pasteboard?,
+                 windowLimit: Int = DocumentWindow.defaultLimit, loadDeadlineMilliseconds: Int? = nil) throws(KeyboardFailure) {
+        self.keyboard = keyboard
+        self.document = document
+        self.facts = facts
+        self.pasteboard = PasteboardSync(file: pasteboard)
+        self.sandbox = sandbox
+        process = channel
+        mirror = DocumentMirror(limit: windowLimit)
         mirror.cut(from: document.buffer)
         refreshPasteboard()
         let request = LoadRequest(pluginPath: keyboard.libraryPath, className: keyboard.manifest.principalClass,
-                                  facts: facts, window: mirror.window, sandbox: sandbox)
+                                  facts: self.facts, window: mirror.window, sandbox: sandbox)
         let reply: WorkerMessage
         do {
-            reply = try process.request(.load(request), phase: "load",
-                                        deadlineMilliseconds: configuration.launchDeadlineMilliseconds)
+            reply = try process.request(.load(request), phase: "load", deadlineMilliseconds: loadDeadlineMilliseconds)
         } catch {
             throw fail(error)
         }
@@ -100,18 +133,18 @@ public final class KeyboardSession {
 
     /// viewWillAppear → viewDidAppear.
     public func appear(animated: Bool = false) throws(KeyboardFailure) {
-        guard !isVisible else { return }
+        guard phase != .visible else { return }
         try deliver(.lifecycle(.viewWillAppear, animated: animated), phase: "viewWillAppear")
         try deliver(.lifecycle(.viewDidAppear, animated: animated), phase: "viewDidAppear")
-        isVisible = true
+        phase = .visible
     }
 
     /// viewWillDisappear → viewDidDisappear. The process stays (as on iOS).
     public func disappear(animated: Bool = false) throws(KeyboardFailure) {
-        guard isVisible else { return }
+        guard phase == .visible else { return }
         try deliver(.lifecycle(.viewWillDisappear, animated: animated), phase: "viewWillDisappear")
         try deliver(.lifecycle(.viewDidDisappear, animated: animated), phase: "viewDidDisappear")
-        isVisible = false
+        phase = .hidden
     }
 
     /// The keyboard's size changes (rotation).
@@ -120,7 +153,10 @@ public final class KeyboardSession {
     }
 
     /// Ends the extension process.
-    public func close() { process.shutdown() }
+    public func close() {
+        process.shutdown()
+        if phase != .failed { phase = .closed }
+    }
 
     /// Updates what the controller reports (needsInputModeSwitchKey, full access, input modes).
     public func updateFacts(needsInputModeSwitchKey: Bool? = nil, hasFullAccess: Bool? = nil, inputModes: [String]? = nil) {
@@ -142,7 +178,7 @@ public final class KeyboardSession {
         let delivery = nextDelivery(call)
         record(call)
         let reply: WorkerMessage
-        do { reply = try process.request(.deliver(delivery), phase: phase()) } catch { throw fail(error) }
+        do { reply = try process.request(.deliver(delivery), phase: phase(), deadlineMilliseconds: nil) } catch { throw fail(error) }
         guard case .done(let seq, let effects) = reply, seq == sequence else {
             throw fail(violation("answered call \(sequence) out of turn", phase: phase()))
         }
@@ -187,7 +223,7 @@ public final class KeyboardSession {
             document.buffer.commitMarkedText()
             onEdit?(.unmarkText, before)
         }
-        isVisible = false
+        phase = .failed
         events.append(SessionEvent("failed", error.reasonDescription))
         return error
     }

@@ -19,7 +19,8 @@ public enum SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .keyboardFailed(let f): f.description
         case .noSuchKey(let name, let id, let labels):
-            TerminalText.line("keyboard \(id) has no key '\(name)'; its keys are: \(labels.joined(separator: " "))")
+            // Empty slots (a suggestion row with nothing in it yet) are no keys to name.
+            TerminalText.line("keyboard \(id) has no key '\(name)'; its keys are: \(labels.filter { !$0.isEmpty }.joined(separator: " "))")
         }
     }
 }

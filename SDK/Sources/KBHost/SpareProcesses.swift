@@ -1,4 +1,5 @@
 import Foundation
+import KBSystem
 import Synchronization
 
 /// Extension processes prepared ahead of need, one per kind of configuration:
@@ -48,7 +49,7 @@ public final class SpareProcesses: Sendable {
         var spareConfiguration = configuration
         spareConfiguration.memoryBudgetBytes = nil  // a budget applies once a keyboard has it
         let prepared = spareConfiguration
-        Thread.detachNewThread { [self] in
+        Threads.start(name: "kbhost-spare") { [self] in
             let slot = (try? ExtensionProcess(keyboardID: "(spare)", configuration: prepared)).map(Slot.init)
             spares.withLock { if let slot, $0[kind] == nil { $0[kind] = slot } }
             preparing.withLock { _ = $0.remove(kind) }

@@ -92,8 +92,20 @@ public struct GroupDefaultsStore: Sendable {
     private func load(from preferences: Directory) throws -> [String: DefaultValue] {
         guard let bytes = try preferences.read(fileName) else { return [:] }
         do { return try DefaultsCoding.decode(bytes) } catch {
-            throw SystemError("defaults file \(path) is corrupt (\(error)); it was left as it is", errno: EINVAL)
+            throw CorruptDefaults(path: path, reason: "\(error)")
         }
+    }
+}
+
+/// A group's defaults file that cannot be decoded. It is never replaced: a write is refused too.
+/// To a keyboard it is EINVAL; to a person, the file, why, and what to do (no errno appended).
+public struct CorruptDefaults: Error, Hashable, Sendable, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+    public var errno: Int32 { EINVAL }
+
+    public var description: String {
+        "defaults file \(path) is corrupt (\(reason)); it was left as it is — move it aside to start the group's defaults over"
     }
 }
 

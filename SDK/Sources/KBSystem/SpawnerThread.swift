@@ -21,14 +21,7 @@ final class SpawnerThread: @unchecked Sendable {
     private init() {
         pthread_mutex_init(lock, nil)
         pthread_cond_init(wake, nil)
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let result = pthread_create(&thread, nil, { context in
-            Unmanaged<SpawnerThread>.fromOpaque(context!).takeUnretainedValue().loop()
-            return nil
-        }, context)
-        precondition(result == 0, "cannot start the spawner thread: errno \(result)")
-        pthread_detach(thread)
+        Threads.start(name: "kbhost-spawner") { [self] in loop() }
     }
 
     /// Runs `work` on the spawner thread and waits for it.

@@ -1,6 +1,16 @@
 import CKBShims
 import Glibc
 
+// The C calls Sys makes, each by one private name (swift-nio's System.swift habit), so that a
+// raw call is easy to tell from a wrapped one; the wrappers in CKBShims are called as kbs_….
+// Sys+Processes.swift and Sys+Files.swift name theirs alike.
+private let sysRead: @convention(c) (CInt, UnsafeMutableRawPointer?, Int) -> Int = read
+private let sysWrite: @convention(c) (CInt, UnsafeRawPointer?, Int) -> Int = write
+private let sysPoll: @convention(c) (UnsafeMutablePointer<pollfd>?, nfds_t, CInt) -> CInt = poll
+private let sysClose: @convention(c) (CInt) -> CInt = close
+private let sysShutdown: @convention(c) (CInt, CInt) -> CInt = shutdown
+private let sysSetrlimit: @convention(c) (__rlimit_resource_t, UnsafePointer<rlimit>) -> CInt = setrlimit
+
 /// A failed system call: its name and errno. Programmer errors (EBADF, EFAULT)
 /// trap instead, as swift-nio's System.swift does.
 public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -50,14 +60,20 @@ public enum Sys {
 
     public static func close(_ fd: Int32) {
         guard fd >= 0 else { return }
-        _ = Glibc.close(fd)  // EINTR on close: the fd is gone anyway on Linux.
+        _ = sysClose(fd)  // EINTR on close: the fd is gone anyway on Linux.
+    }
+
+    /// shutdown(2) both ways: whoever waits on the socket wakes at once. Best effort, for a
+    /// channel whose peer is gone (the fd may be shut already).
+    public static func shutdown(_ fd: Int32) {
+        _ = sysShutdown(fd, Int32(SHUT_RDWR))
     }
 
     /// Writes all of `bytes`, retrying short writes.
     public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemError) {
         var offset = 0
         while offset < bytes.count {
-            let n = try check("write") { Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset) }
+            let n = try check("write") { sysWrite(fd, bytes.baseAddress! + offset, bytes.count - offset) }
             offset += n
         }
     }
@@ -72,12 +88,12 @@ public enum Sys {
 
     /// One read; 0 means end of file.
     public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
-        try check("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+        try check("read") { sysRead(fd, buffer.baseAddress, buffer.count) }
     }
 
     /// Reads what is available without blocking (the fd must be non-blocking); nil at end of file.
     public static func readAvailable(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
-        let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+        let n = sysRead(fd, buffer.baseAddress, buffer.count)
         if n > 0 { return n }
         if n == 0 { return nil }
         let e = Glibc.errno
@@ -85,10 +101,20 @@ public enum Sys {
         throw SystemError("read", errno: e)
     }
 
+    /// Writes what the fd takes now without blocking (the fd must be non-blocking): the
+    /// bytes written, 0 when it takes none now (EAGAIN, or EINTR).
+    public static func writeAvailable(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemError) -> Int {
+        let n = sysWrite(fd, bytes.baseAddress, bytes.count)
+        if n >= 0 { return n }
+        let e = Glibc.errno
+        if e == EAGAIN || e == EWOULDBLOCK || e == EINTR { return 0 }
+        throw SystemError("write", errno: e)
+    }
+
     /// poll(2); returns the revents of each fd in order. A timeout below 0 waits forever.
     public static func poll(_ fds: inout [pollfd], timeoutMilliseconds: Int32) throws(SystemError) -> Int {
         let count = nfds_t(fds.count)
-        return Int(try check("poll") { Glibc.poll(&fds, count, timeoutMilliseconds) })
+        return Int(try check("poll") { sysPoll(&fds, count, timeoutMilliseconds) })
     }
 
     public static func setNonBlocking(_ fd: Int32) throws(SystemError) {
@@ -143,7 +169,7 @@ public enum Sys {
 
     public static func setResourceLimit(_ resource: Int32, soft: UInt64, hard: UInt64) throws(SystemError) {
         var limit = rlimit(rlim_cur: rlim_t(soft), rlim_max: rlim_t(hard))
-        _ = try check("setrlimit") { setrlimit(__rlimit_resource_t(UInt32(resource)), &limit) }
+        _ = try check("setrlimit") { sysSetrlimit(__rlimit_resource_t(UInt32(resource)), &limit) }
     }
 
     public static func setParentDeathSignal(_ signal: Int32) throws(SystemError) {

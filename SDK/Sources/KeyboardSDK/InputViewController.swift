@@ -2,7 +2,8 @@ import CKeyboardABI
 
 /// The principal class of a keyboard: subclass it, as UIInputViewController.
 ///
-/// The host creates one instance, then calls, exactly as UIKit does:
+/// The host creates one instance per presentation (a keyboard shown again gets a new one in
+/// the same process, the old one released, as on iOS), then calls, exactly as UIKit does:
 /// `viewDidLoad` → `viewWillAppear` → `viewDidAppear`; on switching away
 /// `viewWillDisappear` → `viewDidDisappear`; `textWillChange`/`textDidChange`
 /// and `selectionWillChange`/`selectionDidChange` when the document changes
@@ -14,7 +15,7 @@ open class InputViewController {
     /// The keyboard's view of the document.
     public let textDocumentProxy: TextDocumentProxy
 
-    /// The host (or KeyboardTesting) creates the one instance with this
+    /// The host (or KeyboardTesting) creates each instance with this
     /// initializer; creating a controller directly traps.
     public required init() {
         guard let host = KeyboardPlugin.hostForInit else {

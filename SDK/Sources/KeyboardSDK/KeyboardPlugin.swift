@@ -71,6 +71,8 @@ public enum KeyboardPlugin {
         var list: [(String, String, UnsafeMutableRawPointer, UnsafeMutableRawPointer?)] = hostSelectors.compactMap { s in
             methods[s.name].map { (s.name, s.types, $0.0, $0.1) }
         }
+        // The host ends a controller before a new presentation's (KBH_DEALLOC_SELECTOR_V1): release it.
+        list.append((KBH_DEALLOC_SELECTOR_V1, KBH_DEALLOC_TYPES_V1, unsafeBitCast(dealloc, to: UnsafeMutableRawPointer.self), nil))
         var actions: [String: KeyAction] = [:]
         var order: [String] = []
         for action in KeyAction.builtIn + type.keyActions {
@@ -167,6 +169,12 @@ private let create: @convention(c) (UnsafePointer<kbh_class_v1>?, UnsafePointer<
 private let lifecycle0: @convention(c) (UnsafeMutableRawPointer?, Sel) -> Void = { obj, sel in
     let vc = controller(obj)
     if tagOf(sel) == 0 { vc.viewDidLoad() } else { vc.didReceiveMemoryWarning() }
+}
+
+/// The host let go of the controller: the reference `create` returned is released, so
+/// the controller is freed unless something else (a cycle, a global) still holds it.
+private let dealloc: @convention(c) (UnsafeMutableRawPointer?, Sel) -> Void = { obj, _ in
+    Unmanaged<InputViewController>.fromOpaque(obj!).release()
 }
 
 private let lifecycleBool: @convention(c) (UnsafeMutableRawPointer?, Sel, Bool) -> Void = { obj, sel, animated in

@@ -144,6 +144,34 @@ public final class KeyboardProcess {
         do { try session.disappear() } catch { throw .keyboard(kind: error.kind, message: error.description) }
     }
 
+    /// didReceiveMemoryWarning now. The governor also sends it by itself, before the next
+    /// call, once the footprint has passed `Governor.memoryWarningFraction` of the budget.
+    public func simulateMemoryWarning() throws(Failure) {
+        defer { sample() }
+        do { try session.deliverMemoryWarning() } catch { throw .keyboard(kind: error.kind, message: error.description) }
+    }
+
+    /// The keyboard is dismissed and shown again, as iOS does it: the controller disappears
+    /// and ends, and a new instance of its class is created in the same process (viewDidLoad,
+    /// viewWillAppear, viewDidAppear). What the old one still holds stays in the footprint:
+    /// representing a few times and comparing `footprintBytes` shows a reopen leak.
+    public func representKeyboard() throws(Failure) {
+        defer { sample() }
+        do { try session.represent() } catch { throw .keyboard(kind: error.kind, message: error.description) }
+    }
+
+    // MARK: Changes from outside the keyboard
+
+    /// Changes the document as an app would, exactly as `KeyboardTestDriver.editDocument`:
+    /// the keyboard gets textWillChange/textDidChange (or the selection callbacks when only
+    /// the selection moved) and a fresh window. Marked text set here is the app's.
+    public func editDocument(_ change: (inout TextBuffer) -> Void) throws(Failure) {
+        defer { sample() }
+        do { try session.editDocument { change(&$0.buffer) } } catch {
+            throw .keyboard(kind: error.kind, message: error.description)
+        }
+    }
+
     // MARK: What a test reads
 
     public var text: String { session.document.text }
@@ -151,8 +179,17 @@ public final class KeyboardProcess {
     public var selection: UTF16Range { session.document.buffer.selection }
     public var display: String { session.layout.display }
     public var labels: [[String]] { session.layout.labels }
-    /// Life-cycle calls and what the keyboard asked for, in order ("viewDidLoad", "advanceToNextInputMode", …).
+    /// Life-cycle calls and what the keyboard asked for and logged, in order ("viewDidLoad",
+    /// "playInputClick", "log: …"), as `KeyboardTestDriver.events` lists them.
     public var events: [String] { session.events.map(\.description) }
+    /// Whether `events` also lists the keyboard's edits through its proxy ("insertText: a",
+    /// "deleteBackward", …); off by default.
+    public var recordsProxyCalls: Bool {
+        get { session.recordsProxyCalls }
+        set { session.recordsProxyCalls = newValue }
+    }
+    /// How many controllers the keyboard has had: 1, and one more per `representKeyboard()`.
+    public var presentations: Int { session.presentations }
     /// The keyboard's stdout and stderr so far.
     public var log: String { session.logText }
     public var pid: Int32 { session.pid }

@@ -1,4 +1,4 @@
-import KBExtensionRuntime
+import KBHost
 // TextBuffer, UTF16Range and Gesture are part of the kit's vocabulary; KBText's TextInputTraits is not
 // (it would clash with KeyboardSDK's in an author's tests).
 @_exported import struct KBText.TextBuffer
@@ -10,32 +10,41 @@ import KeyboardSDK
 
 /// Drives a keyboard in process, against a real document, in a unit test.
 /// The keyboard is called through the same ABI, the same selector checks and
-/// the same libffi dispatch as in its extension process; only the process
-/// and the socket are missing. (For the real process under a memory budget,
-/// use kbhost's KeyboardSession.)
+/// the same libffi dispatch as in its extension process, by the same session
+/// engine as `KeyboardProcess` (kbhost's `KeyboardSession`): the same calls in
+/// the same order, the same events, the same window of the document
+/// (`documentContextBeforeInput` holds at most 512 UTF-16 code units, as in
+/// the real process). Only the process, the socket, the budget and the sandbox
+/// are missing. Like `KeyboardProcess`, it shows the keyboard when it creates
+/// it (viewDidLoad, viewWillAppear, viewDidAppear), as iOS presents it.
 ///
 ///     let keyboard = try KeyboardTestDriver(CalculatorViewController.self)
 ///     try keyboard.appear()
 ///     try keyboard.tap("1"); try keyboard.tap("+"); try keyboard.tap("2"); try keyboard.tap("=")
 ///     #expect(keyboard.text == "3")
 public final class KeyboardTestDriver {
-    private let runtime = ExtensionRuntime()
-    private var facts: ControllerFacts
-    private var factsChanged = false
-    private var sequence: UInt64 = 0
-    private var pendingWindow: DocumentWindow?
+    private let session: KeyboardSession
 
-    /// Life-cycle and text-input calls made, and what the keyboard asked for, in order.
-    public private(set) var events: [String] = []
-    public private(set) var advanceToNextInputModeCount = 0
-    public private(set) var dismissCount = 0
-    public private(set) var inputClickCount = 0
-    public private(set) var logMessages: [String] = []
+    /// Life-cycle and text-input calls made, and what the keyboard asked for and logged, in
+    /// order, as `KeyboardProcess.events` lists them ("viewDidLoad", "playInputClick", "log: …").
+    public var events: [String] { session.events.map(\.description) }
+    public var advanceToNextInputModeCount: Int { count("advanceToNextInputMode") }
+    public var dismissCount: Int { count("dismissKeyboard") }
+    public var inputClickCount: Int { count("playInputClick") }
+    public var logMessages: [String] { details("log") }
     /// Sounds other than the click the keyboard played (it needs open access).
-    public private(set) var soundsPlayed: [String] = []
+    public var soundsPlayed: [String] { details("playSound") }
     /// The session clock (virtual), advanced by gestures and `pause`.
-    public private(set) var clockNanoseconds: Int64 = 0
-    public private(set) var isVisible = false
+    public var clockNanoseconds: Int64 { session.clockNanoseconds }
+    public var isVisible: Bool { session.isVisible }
+    /// How many controllers the keyboard has had: 1, and one more per `representKeyboard()`.
+    public var presentations: Int { session.presentations }
+    /// Whether `events` also lists the keyboard's edits through its proxy ("insertText: a",
+    /// "deleteBackward", …); off by default.
+    public var recordsProxyCalls: Bool {
+        get { session.recordsProxyCalls }
+        set { session.recordsProxyCalls = newValue }
+    }
 
     public enum Failure: Error, CustomStringConvertible {
         case noSuchKey(String, labels: [String])
@@ -47,84 +56,93 @@ public final class KeyboardTestDriver {
             case .keyboard(let message): message
             }
         }
+
+        init(_ failure: KeyboardFailure) { self = .keyboard(failure.reasonDescription) }
     }
 
-    /// Creates the keyboard (and calls viewDidLoad) on a document holding `text`,
-    /// the insertion point at its end.
+    /// Creates the keyboard on a document holding `text`, the insertion point at its end,
+    /// and shows it: viewDidLoad, viewWillAppear, viewDidAppear.
     public init(_ type: InputViewController.Type, text: String = "", traits: KeyboardSDK.TextInputTraits = .init(),
                 needsInputModeSwitchKey: Bool = true, hasFullAccess: Bool = false, primaryLanguage: String = "en-US",
                 inputModes: [String] = [], lexicon: [KeyboardSDK.LexiconEntry] = [], pasteboard: String? = nil,
                 containerPath: String? = nil, appGroups: [String: String] = [:]) throws(Failure) {
-        facts = ControllerFacts(needsInputModeSwitchKey: needsInputModeSwitchKey, hasFullAccess: hasFullAccess,
-                                primaryLanguage: primaryLanguage, documentIdentifier: "test-document",
-                                traits: KeyboardTestDriver.convert(traits), inputModes: inputModes,
-                                lexicon: lexicon.map { KBWire.LexiconEntry(userInput: $0.userInput, documentText: $0.documentText) },
-                                pasteboard: pasteboard)
-        let plugin = KeyboardPlugin.export([type])
+        let className = String(describing: type)
+        // Full access is the test's to give: the manifest requests it, so `update(hasFullAccess:)` can grant it.
+        let manifest = KeyboardManifest(path: "", bundleIdentifier: "test.\(className)", displayName: className,
+                                        executable: "", principalClass: className, primaryLanguage: primaryLanguage,
+                                        requestsOpenAccess: true, applicationGroups: appGroups.keys.sorted())
+        let document = TextDocument(text: text, traits: KeyboardTestDriver.convert(traits), identifier: "test-document")
+        let facts = ControllerFacts(needsInputModeSwitchKey: needsInputModeSwitchKey, hasFullAccess: hasFullAccess,
+                                    primaryLanguage: primaryLanguage, documentIdentifier: document.identifier,
+                                    traits: document.traits, inputModes: inputModes,
+                                    lexicon: lexicon.map { KBWire.LexiconEntry(userInput: $0.userInput, documentText: $0.documentText) },
+                                    pasteboard: pasteboard)
         // Containers and groups as the keyboard will see them; in process, nothing enforces the sandbox.
         let containers = SandboxSpec(enabled: false, openAccess: hasFullAccess, containerPath: containerPath ?? "",
                                      groups: appGroups.sorted { $0.key < $1.key }.map { GroupContainer(name: $0.key, path: $0.value) })
+        let keyboard = LoadableKeyboard(manifest: manifest, libraryPath: "")
+        let channel = InProcessChannel(plugin: KeyboardPlugin.export([type]), keyboardID: keyboard.identifier)
         do {
-            let reply = try runtime.load(plugin: plugin, className: String(describing: type), facts: facts,
-                                         window: DocumentWindow(buffer: TextBuffer(text: text)), containers: containers)
-            record(reply.effects)
+            session = try KeyboardSession(keyboard: keyboard, document: document, channel: channel, facts: facts,
+                                          sandbox: containers, pasteboard: nil)
+            try session.appear()
         } catch {
-            throw .keyboard(error.message)
+            throw Failure(error)
         }
-        try deliver(.lifecycle(.viewDidLoad, animated: false))
     }
 
     // MARK: The document
 
-    public var buffer: TextBuffer { runtime.window.buffer }
+    /// The whole document (the keyboard reads a window of it through its proxy).
+    public var buffer: TextBuffer { session.document.buffer }
     public var text: String { buffer.text }
     /// The selection in UTF-16 code units.
     public var selection: UTF16Range { buffer.selection }
     public var markedText: String? { buffer.markedText.map(String.init) }
     /// The general pasteboard as the keyboard last left it (or as the test set it).
     public var pasteboard: String? {
-        get { facts.pasteboard }
-        set {
-            facts.pasteboard = newValue
-            factsChanged = true
-        }
+        get { session.pasteboardText }
+        set { session.updateFacts { $0.pasteboard = newValue } }
     }
 
     /// Replaces the user's text replacements; the keyboard sees them on its next call.
     public func setLexicon(_ entries: [KeyboardSDK.LexiconEntry]) {
-        facts.lexicon = entries.map { KBWire.LexiconEntry(userInput: $0.userInput, documentText: $0.documentText) }
-        factsChanged = true
+        session.updateFacts { $0.lexicon = entries.map { KBWire.LexiconEntry(userInput: $0.userInput, documentText: $0.documentText) } }
     }
 
     /// The layout's display line.
-    public var display: String { runtime.services.layout.display }
+    public var display: String { session.layout.display }
     /// The layout's key labels, row by row.
-    public var labels: [[String]] { runtime.services.layout.rows.map { $0.map(\.label) } }
+    public var labels: [[String]] { session.layout.labels }
 
     // MARK: Life cycle
 
+    /// viewWillAppear → viewDidAppear (nothing when it is shown already, as it is once created).
     public func appear() throws(Failure) {
-        guard !isVisible else { return }
-        try deliver(.lifecycle(.viewWillAppear, animated: false))
-        try deliver(.lifecycle(.viewDidAppear, animated: false))
-        isVisible = true
+        do { try session.appear() } catch { throw Failure(error) }
     }
 
+    /// viewWillDisappear → viewDidDisappear.
     public func disappear() throws(Failure) {
-        guard isVisible else { return }
-        try deliver(.lifecycle(.viewWillDisappear, animated: false))
-        try deliver(.lifecycle(.viewDidDisappear, animated: false))
-        isVisible = false
+        do { try session.disappear() } catch { throw Failure(error) }
     }
 
     public func transition(toWidth width: Double, height: Double) throws(Failure) {
-        try deliver(.transition(width: width, height: height))
+        do { try session.transition(toWidth: width, height: height) } catch { throw Failure(error) }
     }
 
     /// didReceiveMemoryWarning, as the real process gets it when its footprint passes 80% of
     /// its budget (`Governor.memoryWarningFraction`): test that the keyboard lets go of caches.
     public func simulateMemoryWarning() throws(Failure) {
-        try deliver(.memoryWarning)
+        do { try session.deliverMemoryWarning() } catch { throw Failure(error) }
+    }
+
+    /// The keyboard is dismissed and shown again, as iOS does it: the controller disappears
+    /// and ends, and a new instance of its class is created (viewDidLoad, viewWillAppear,
+    /// viewDidAppear). In `KeyboardProcess` the new one lives in the same process, so what
+    /// the old one still holds shows in the footprint: the reopen leak.
+    public func representKeyboard() throws(Failure) {
+        do { try session.represent() } catch { throw Failure(error) }
     }
 
     // MARK: Keys
@@ -138,75 +156,36 @@ public final class KeyboardTestDriver {
     }
 
     public func perform(_ gesture: Gesture, on name: String) throws(Failure) {
-        let layout = runtime.services.layout
-        guard let (row, column) = layout.position(ofKeyNamed: name) else {
-            throw .noSuchKey(name, labels: Array(labels.joined()))
+        do { try session.perform(gesture, on: name) } catch {
+            switch error {
+            case .noSuchKey(let name, _, let labels): throw .noSuchKey(name, labels: labels)
+            case .keyboardFailed(let failure): throw Failure(failure)
+            }
         }
-        let key = layout.rows[row][column]
-        let start = clockNanoseconds
-        let plan = gesture.steps(repeats: key.repeats, hasLongPress: key.longPressAction != nil)
-        for step in plan.steps where key.action(for: step.kind) != nil {
-            clockNanoseconds = start + step.atNanoseconds
-            let event = KeyEvent(kind: step.kind, tapCount: step.tapCount, repeatCount: step.repeatCount,
-                                 timestampNanoseconds: clockNanoseconds)
-            try deliver(.key(row: Int32(row), column: Int32(column), event: event))
-        }
-        clockNanoseconds = start + plan.duration
     }
 
-    public func pause(milliseconds: Int) { clockNanoseconds += Int64(milliseconds) * 1_000_000 }
+    public func pause(milliseconds: Int) { session.pause(milliseconds: milliseconds) }
 
     // MARK: Changes from outside the keyboard
 
     /// Changes the document as an app would; the keyboard gets textWillChange/textDidChange
-    /// (or the selection callbacks when only the selection moved).
+    /// (or the selection callbacks when only the selection moved) and a fresh window.
     public func editDocument(_ change: (inout TextBuffer) -> Void) throws(Failure) {
-        var changed = buffer
-        change(&changed)
-        let textChanged = changed.text != buffer.text || changed.markedRange != buffer.markedRange
-        guard textChanged || changed.selection != buffer.selection else { return }
-        try deliver(.textInput(textChanged ? .textWillChange : .selectionWillChange))
-        pendingWindow = DocumentWindow(buffer: changed)
-        try deliver(.textInput(textChanged ? .textDidChange : .selectionDidChange))
+        do { try session.editDocument { change(&$0.buffer) } } catch { throw Failure(error) }
     }
 
     /// Changes what the controller reports.
     public func update(needsInputModeSwitchKey: Bool? = nil, hasFullAccess: Bool? = nil,
                        traits: KeyboardSDK.TextInputTraits? = nil) {
-        if let v = needsInputModeSwitchKey { facts.needsInputModeSwitchKey = v }
-        if let v = hasFullAccess { facts.hasFullAccess = v }
-        if let v = traits { facts.traits = KeyboardTestDriver.convert(v) }
-        factsChanged = true
-    }
-
-    // MARK: Plumbing
-
-    private func deliver(_ call: Call) throws(Failure) {
-        sequence += 1
-        switch call {
-        case .lifecycle(let step, _): events.append(String(step.selector.split(separator: ":")[0]))
-        case .textInput(let t): events.append(String(t.selector.dropLast()))
-        default: break
-        }
-        let delivery = Delivery(sequence: sequence, facts: factsChanged ? facts : nil, window: pendingWindow, call: call)
-        factsChanged = false
-        pendingWindow = nil
-        do { record(try runtime.deliver(delivery)) } catch { throw .keyboard(error.message) }
-    }
-
-    private func record(_ effects: [Effect]) {
-        for effect in effects {
-            switch effect {
-            case .advanceToNextInputMode: advanceToNextInputModeCount += 1; events.append("advanceToNextInputMode")
-            case .dismissKeyboard: dismissCount += 1; events.append("dismissKeyboard")
-            case .playInputClick: inputClickCount += 1
-            case .log(_, let message): logMessages.append(message)
-            case .setPasteboard(let text): facts.pasteboard = text.isEmpty ? nil : text
-            case .playSound(let name): soundsPlayed.append(name)
-            case .edit, .setLayout, .setDisplay: break  // already applied to the runtime's document and layout
-            }
+        session.updateFacts { facts in
+            if let v = needsInputModeSwitchKey { facts.needsInputModeSwitchKey = v }
+            if let v = hasFullAccess { facts.hasFullAccess = v }
+            if let v = traits { facts.traits = KeyboardTestDriver.convert(v) }
         }
     }
+
+    private func count(_ name: String) -> Int { session.events.count { $0.name == name } }
+    private func details(_ name: String) -> [String] { session.events.compactMap { $0.name == name ? $0.detail ?? "" : nil } }
 
     static func convert(_ t: KeyboardSDK.TextInputTraits) -> KBText.TextInputTraits {
         KBText.TextInputTraits(

@@ -18,6 +18,8 @@ int kbs_waitid_pidfd(int pidfd, int nohang, int *code, int *status);
 
 int kbs_set_pdeathsig(int sig);
 int kbs_set_no_new_privs(void);
+/* Names the calling thread (PR_SET_NAME: the kernel keeps the first 15 bytes). */
+int kbs_set_thread_name(const char *name);
 int kbs_set_nonblocking(int fd);
 int kbs_dup_cloexec_above(int fd, int minimum);
 int kbs_set_pipe_size(int fd, int size);

@@ -220,6 +220,15 @@ typedef struct kbh_host_v1 {
     void (*set_marked_text)(void *ctx, const char *utf8, int64_t selected_location, int64_t selected_length);
     void (*unmark_text)(void *ctx);
     bool (*has_text)(void *ctx);
+    /* The document as the keyboard sees it is a window around the selection,
+       the same in a keyboard's process and in the testing kit: up to 512
+       UTF-16 code units before the selection's start and 512 after its end,
+       widened to whole grapheme clusters and to cover all marked text, line
+       breaks included (not a paragraph). The keyboard's own edits apply to it
+       at once. The host cuts a fresh one when the app changes the document,
+       when the insertion point comes within 128 units of an edge with more
+       text beyond it, or when the window has grown past 2048 units. has_text
+       is about the whole document. */
     const char *(*document_context_before_input)(void *ctx); /* NULL: none */
     const char *(*document_context_after_input)(void *ctx);  /* NULL: none */
     const char *(*selected_text)(void *ctx);                 /* NULL: no selection */
@@ -342,6 +351,19 @@ static const kbh_host_selector_v1 kbh_host_selectors_v1[KBH_HOST_SELECTOR_COUNT_
     {"viewWillTransitionToWidth:height:", "v@:dd"},
     {"didReceiveMemoryWarning", "v@:"},
 };
+
+/* Appended later in version 1, beside the table (which keeps its count):
+   each presentation of the keyboard has its own controller, as on iOS. When
+   the keyboard is shown again (kbhost's KeyboardSession.represent, the testing
+   kit's representKeyboard) the host calls viewWillDisappear:/viewDidDisappear:,
+   ends the instance and creates a new one of the same class in the same
+   process (create, viewDidLoad, viewWillAppear:, viewDidAppear:). Before it
+   lets go of the old instance it calls this selector, when the class has one:
+   free the instance there (the Swift SDK releases the controller, so what it
+   still holds shows as a leak). A class without it is abandoned, its memory
+   kept. Nothing is called on the instance afterwards. */
+#define KBH_DEALLOC_SELECTOR_V1 "dealloc"
+#define KBH_DEALLOC_TYPES_V1 "v@:"
 
 /* Key actions, named by the layout: no argument, the sender key, or the
    sender and the event. */

@@ -20,6 +20,21 @@ public struct KeyboardLayout: Hashable, Sendable {
         public var row: Int
         public var column: Int
 
+        public init(identifier: String, label: String, role: Role, width: Double, action: String?, touchDownAction: String?,
+                    longPressAction: String?, doubleTapAction: String?, repeats: Bool, row: Int, column: Int) {
+            self.identifier = identifier
+            self.label = label
+            self.role = role
+            self.width = width
+            self.action = action
+            self.touchDownAction = touchDownAction
+            self.longPressAction = longPressAction
+            self.doubleTapAction = doubleTapAction
+            self.repeats = repeats
+            self.row = row
+            self.column = column
+        }
+
         /// The selector this key calls for an event kind, if any (nothing is sent otherwise).
         public func action(for kind: KeyEventKind) -> String? {
             kind.selector(action: action, touchDown: touchDownAction, longPress: longPressAction,
@@ -48,18 +63,6 @@ public struct KeyboardLayout: Hashable, Sendable {
         KeyNaming.index(rows, label: \.label, identifier: \.identifier, role: { KeyRole($0.role) })
     }
 
-    init(_ wire: WireLayout) {
-        display = wire.display
-        names = KeyNaming.index(wire.rows, label: \.label, identifier: \.identifier, role: \.role)
-        rows = wire.rows.enumerated().map { r, row in
-            row.enumerated().map { c, k in
-                Key(identifier: k.identifier, label: k.label, role: Key.Role(k.role), width: k.width, action: k.action,
-                    touchDownAction: k.touchDownAction, longPressAction: k.longPressAction,
-                    doubleTapAction: k.doubleTapAction, repeats: k.repeats, row: r, column: c)
-            }
-        }
-    }
-
     /// Finds a key by what a person would call it (see `KeyNaming`): "space",
     /// "return", "delete", "shift", "globe" name roles; "id:NAME" an identifier;
     /// anything else is a label.
@@ -82,7 +85,7 @@ public struct KeyboardLayout: Hashable, Sendable {
 
 // The host's roles and the wire's, mapped by name: reordering either enum changes nothing.
 extension KeyRole {
-    init(_ role: KeyboardLayout.Key.Role) {
+    package init(_ role: KeyboardLayout.Key.Role) {
         switch role {
         case .character: self = .character
         case .space: self = .space
@@ -98,7 +101,7 @@ extension KeyRole {
 
 extension KeyboardLayout.Key.Role {
     /// The inverse of the switch above, so the pairs are written once.
-    init(_ wire: KeyRole) {
+    package init(_ wire: KeyRole) {
         self = KeyboardLayout.Key.Role.allCases.first { KeyRole($0) == wire }!
     }
 }

@@ -5,7 +5,7 @@ import KBText
 /// double:KEY, long:KEY, hold:KEY:MS, pause:MS, rotate:portrait|landscape|WxH. `-`, `*` and `/`
 /// also reach `−`, `×` and `÷`, as in `kbhost attach`.
 public struct TapStep: Sendable {
-    public enum Kind: Sendable { case gesture(Gesture, String), pause(Int), rotate(width: Double, height: Double) }
+    public enum Kind: Hashable, Sendable { case gesture(Gesture, String), pause(Int), rotate(width: Double, height: Double) }
 
     /// A token that is not a step; says which and why.
     public struct Invalid: Error, CustomStringConvertible {
@@ -48,14 +48,5 @@ public struct TapStep: Sendable {
         var steps: [TapStep] = []
         for token in text.split(whereSeparator: \.isWhitespace) { steps.append(try TapStep(String(token))) }
         return steps
-    }
-
-    public func perform(on session: KeyboardSession) throws(SessionError) {
-        switch kind {
-        case .gesture(let g, let name): try session.perform(g, on: session.layout.keyName(typed: name))
-        case .pause(let ms): session.pause(milliseconds: ms)
-        case .rotate(let width, let height):
-            do { try session.transition(toWidth: width, height: height) } catch { throw .keyboardFailed(error) }
-        }
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import KBText
 
 /// The focused field, as far as choosing a keyboard goes.
@@ -14,7 +13,9 @@ public struct FieldContext: Hashable, Sendable {
 }
 
 /// The rules of iOS's input mode list: which keyboards may serve a field, and
-/// which comes next when the user taps the globe key.
+/// which comes next when the user taps the globe key. Pure: the caller passes
+/// the time and how to find a keyboard (KBHost's `InputModes+Registry` passes the
+/// clock and the registry).
 public enum InputModes {
     /// Why a keyboard may not serve a field; nil when it may.
     public static func ineligibility(of entry: KeyboardEntry, for field: FieldContext) -> String? {
@@ -31,32 +32,35 @@ public enum InputModes {
     }
 
     /// The keyboard to use for a field: the current one if eligible, else the
-    /// next eligible one in the enabled order, else the system keyboard.
-    public static func active(_ settings: KeyboardSettings, registry: KeyboardRegistry, field: FieldContext) -> String {
-        candidates(settings, registry: registry, field: field, startingAfter: nil).first ?? SystemKeyboard.identifier
+    /// next eligible one in the enabled order, else the system keyboard. `entry`
+    /// finds a keyboard by identifier (nil: it does not exist); `now` is seconds
+    /// since 1970, for the failure backoff.
+    public static func active(_ settings: KeyboardSettings, field: FieldContext, at now: Double,
+                              entry: (String) -> KeyboardEntry?) -> String {
+        candidates(settings, field: field, startingAfter: nil, at: now, entry: entry).first ?? SystemKeyboard.identifier
     }
 
     /// advanceToNextInputMode: the next eligible enabled keyboard after the
     /// current one, wrapping; the system keyboard when nothing else is eligible.
-    public static func next(_ settings: KeyboardSettings, registry: KeyboardRegistry, field: FieldContext) -> String {
-        candidates(settings, registry: registry, field: field, startingAfter: settings.current).first
+    public static func next(_ settings: KeyboardSettings, field: FieldContext, at now: Double,
+                            entry: (String) -> KeyboardEntry?) -> String {
+        candidates(settings, field: field, startingAfter: settings.current, at: now, entry: entry).first
             ?? SystemKeyboard.identifier
     }
 
     /// Enabled keyboards that exist and may serve the field, in cycling order:
     /// from the current one (or the one after it), wrapping around.
-    static func candidates(_ settings: KeyboardSettings, registry: KeyboardRegistry, field: FieldContext,
-                           startingAfter current: String?) -> [String] {
+    public static func candidates(_ settings: KeyboardSettings, field: FieldContext, startingAfter current: String?,
+                                  at now: Double, entry: (String) -> KeyboardEntry?) -> [String] {
         let order = settings.enabled
         guard !order.isEmpty else { return [] }
         let start: Int
         if let current, let i = order.firstIndex(of: current) { start = i + 1 } else {
             start = order.firstIndex(of: settings.current) ?? 0
         }
-        let now = Date().timeIntervalSince1970
         return (0..<order.count).map { order[(start + $0) % order.count] }.filter { id in
-            guard let entry = registry.entry(id), settings.mayStart(id, at: now) else { return false }
-            return ineligibility(of: entry, for: field) == nil
+            guard let found = entry(id), settings.mayStart(id, at: now) else { return false }
+            return ineligibility(of: found, for: field) == nil
         }
     }
 

@@ -1,0 +1,29 @@
+import KBCore
+import KBText
+import Testing
+
+@Suite("Tap steps: one parser for type, profile, preview and the testing kit")
+struct TapStepTests {
+    @Test(arguments: [("a", TapStep.Kind.gesture(.tap, "a")), ("double:shift", .gesture(.doubleTap, "shift")),
+                      ("long:e", .gesture(.longPress, "e")), ("hold:delete:700", .gesture(.hold(milliseconds: 700), "delete")),
+                      ("pause:0", .pause(0)), ("rotate:landscape", .rotate(width: 667, height: 162)),
+                      ("rotate:portrait", .rotate(width: 375, height: 216)), ("rotate:320x200.5", .rotate(width: 320, height: 200.5)),
+                      ("id:k1", .gesture(.tap, "id:k1")), (":", .gesture(.tap, ":")), ("double:a:b", .gesture(.tap, "double:a:b"))])
+    func aTokenIsOneStep(token: String, kind: TapStep.Kind) throws {
+        #expect(try TapStep(token).kind == kind)
+    }
+
+    @Test(arguments: ["pause:x", "pause:-1", "pause:600001", "hold:a:", "hold:a:1.5", "rotate:sideways", "rotate:0x100",
+                      "rotate:10001x10", "rotate:1x2x3"])
+    func aMalformedStepSaysWhichTokenAndWhy(token: String) {
+        #expect(throws: TapStep.Invalid.self) { try TapStep(token) }
+        do { _ = try TapStep(token) } catch { #expect(error.description.hasPrefix("'\(token)': ")) }
+    }
+
+    @Test func aScriptIsItsWhitespaceSeparatedTokens() throws {
+        let steps = try TapStep.script(" 1\t+\n2  pause:5 ")
+        #expect(steps.map(\.kind) == [.gesture(.tap, "1"), .gesture(.tap, "+"), .gesture(.tap, "2"), .pause(5)])
+        #expect(try TapStep.script("").isEmpty)
+        #expect(throws: TapStep.Invalid.self) { try TapStep.script("a pause:z b") }
+    }
+}
