@@ -90,6 +90,10 @@ struct Install: ParsableCommand {
             throw exitWithError("\(manifest.bundleIdentifier) is already provided by \(TerminalText.line(existing.manifest.path))",
                                 status: Kbhost.Exit.refused)
         }
+        if inBundle != nil, let special = specialFile(in: source) {
+            throw exitWithError("\(TerminalText.line(special.path)): \(special.kind), not a file, a folder or a symbolic link; a keyboard bundle holds only those",
+                                status: Kbhost.Exit.invalid)
+        }
         let fm = FileManager.default
         let staging = keyboards + "/.staging-\(UUID().uuidString)"
         do {
@@ -118,6 +122,25 @@ struct Install: ParsableCommand {
             throw exitWithError("installing \(source): \(error.localizedDescription)", status: Kbhost.Exit.refused)
         }
         return (manifest, destination)
+    }
+
+    /// The first entry of a bundle that is neither a file, a folder nor a symbolic link (a
+    /// FIFO would hang the copy, which waits to read it; a device or a socket is no part of a
+    /// keyboard), found without following links, with what it is.
+    static func specialFile(in folder: String) -> (path: String, kind: String)? {
+        let fm = FileManager.default
+        guard let names = try? fm.contentsOfDirectory(atPath: folder) else { return nil }
+        for name in names.sorted() {
+            let path = folder + "/" + name
+            switch (try? fm.attributesOfItem(atPath: path))?[.type] as? FileAttributeType {  // lstat
+            case .typeDirectory?: if let found = specialFile(in: path) { return found }
+            case .typeRegular?, .typeSymbolicLink?: continue
+            case .typeCharacterSpecial?, .typeBlockSpecial?: return (path, "a device")
+            case .typeSocket?: return (path, "a socket")
+            default: return (path, "a FIFO or another special file")
+            }
+        }
+        return nil
     }
 }
 

@@ -59,6 +59,18 @@ final class IBusFrontEnd {
     var daemonCommitsPreedit = false
     /// The operations of the action under way (`act`), replayed together when it ends.
     var pending: [ClientEdit]?
+    /// What the keyboard did since the field took focus, held until the engine knows what the
+    /// field is: ibus-daemon sends FocusIn before ContentType, so the keyboard appears before
+    /// the engine can know it is in a password field. The content type, a key, a candidate
+    /// click, a reset or focus out settle it (`settle`): then these reach the app, or are
+    /// dropped in a secure field. That holds while an app tells a field's purpose before its
+    /// first key (GTK does, before focus); the app's text is no such sign, it may come first.
+    var heldSinceFocus: [(operations: [ClientEdit], oneAction: Bool)]?
+    /// Cursor moves are replayed as Left/Right keys: a keyboard that moved across a whole
+    /// document, back and forth, in one action made this engine queue millions of key events
+    /// (1.7 GB, the desktop's typing stuck for minutes). One delivery forwards at most this many.
+    static let maxMovesPerDelivery = 1000
+    var movesLeft = 0
 
     init(context: Context, budget: Int) throws {
         self.context = context
@@ -85,7 +97,7 @@ final class IBusFrontEnd {
             }
             guard !daemonCommitsPreedit else { return }
             let operations = ClientEdit.operations(for: edit, before: before, after: after)
-            if pending != nil { pending! += operations } else { operations.forEach { replay($0, on: engine) } }
+            if pending != nil { pending! += operations } else { deliver(operations, on: engine, oneAction: false) }
         case .keyboardFailed(let id, let reason, let setAside, let landedOn):
             let aside = setAside ? " It is set aside until enabled again." : ""
             let landing = landedOn == SystemKeyboard.identifier
@@ -95,6 +107,23 @@ final class IBusFrontEnd {
         case .currentChanged:
             break
         }
+    }
+
+    /// Edits reach the app, unless the field is secure: nothing a keyboard does reaches a
+    /// password field (the system keyboard serves it; the app types its keys itself).
+    func deliver(_ operations: [ClientEdit], on engine: UnsafeMutableRawPointer, oneAction: Bool = true) {
+        guard !operations.isEmpty, !manager.field.traits.isSecureTextEntry else { return }
+        if heldSinceFocus != nil { return heldSinceFocus!.append((operations, oneAction)) }
+        movesLeft = Self.maxMovesPerDelivery
+        if oneAction { replay(operations, on: engine) } else { operations.forEach { replay($0, on: engine) } }
+    }
+
+    /// The field's purpose is known now: what the keyboard did since focus reaches the app
+    /// (or nothing, in a password field).
+    func settle(_ engine: UnsafeMutableRawPointer) {
+        guard engine == focused, let held = heldSinceFocus else { return }
+        heldSinceFocus = nil
+        held.forEach { deliver($0.operations, on: engine, oneAction: $0.oneAction) }
     }
 
     func replay(_ operation: ClientEdit, on engine: UnsafeMutableRawPointer) {
@@ -118,7 +147,9 @@ final class IBusFrontEnd {
             kbh_ibus_forward_key(engine, KeySym.backSpace, KeySym.backSpaceCode, 0)
         case .moveCursor(let characters):
             let (keyval, code) = characters < 0 ? (KeySym.left, KeySym.leftCode) : (KeySym.right, KeySym.rightCode)
-            for _ in 0..<abs(characters) { kbh_ibus_forward_key(engine, keyval, code, 0) }
+            let count = min(abs(characters), movesLeft)
+            movesLeft -= count
+            for _ in 0..<count { kbh_ibus_forward_key(engine, keyval, code, 0) }
         }
     }
 
@@ -127,6 +158,7 @@ final class IBusFrontEnd {
     /// A key event from the app: true when the keyboard took it.
     func key(_ engine: UnsafeMutableRawPointer, keyval: UInt32, state: UInt32) -> Bool {
         guard engine == focused else { return false }
+        settle(engine)
         let released = state & KeySym.releaseMask != 0
         if keyval == KeySym.shiftL || keyval == KeySym.shiftR {
             if !released { shiftAlone = true } else if shiftAlone {
@@ -186,6 +218,7 @@ final class IBusFrontEnd {
 
     /// A candidate chosen (a number key or a click): taps its key.
     func choose(_ index: Int) {
+        if let engine = focused { settle(engine) }
         guard index < candidateKeys.count else { return }
         act { _ = manager.tap("id:" + candidateKeys[index]) }
     }
@@ -196,7 +229,7 @@ final class IBusFrontEnd {
         body()
         let operations = pending ?? []
         pending = nil
-        if let engine = focused { replay(operations, on: engine) }
+        if let engine = focused { deliver(operations, on: engine) }
         refreshPanel()
     }
 
@@ -231,7 +264,9 @@ final class IBusFrontEnd {
                 ($0.identifier.hasPrefix("candidate.") || $0.identifier.hasPrefix("suggestion.")) && !$0.label.isEmpty
             }
         }
-        let labels = keys.map(\.label)
+        // Text, as the auxiliary text: a label's control characters and bidi overrides are shown
+        // as escapes (a newline would split the row, U+202E turn it around), never passed on.
+        let labels = keys.map { TerminalText.line($0.label) }
         candidateKeys = keys.map(\.identifier)
         candidatesAreConversions = keys.first?.identifier.hasPrefix("candidate.") == true
         if labels != shownCandidates {
@@ -268,6 +303,7 @@ final class IBusFrontEnd {
         handledPresses = []
         held = nil
         recentDocuments = []
+        heldSinceFocus = []
         let state = engines[engine, default: EngineState()]
         engines[engine] = state
         act { manager.focus(state.field, text: state.field.traits.isSecureTextEntry ? TextBuffer() : state.surrounding ?? TextBuffer()) }
@@ -276,6 +312,7 @@ final class IBusFrontEnd {
 
     func focusOut(_ engine: UnsafeMutableRawPointer) {
         guard engine == focused else { return }
+        settle(engine)
         daemonCommitsPreedit = true
         manager.blur()
         daemonCommitsPreedit = false
@@ -285,6 +322,7 @@ final class IBusFrontEnd {
 
     func reset(_ engine: UnsafeMutableRawPointer) {
         guard engine == focused else { return }
+        settle(engine)
         daemonCommitsPreedit = true
         act { manager.commitMarkedText() }
         daemonCommitsPreedit = false
@@ -322,78 +360,23 @@ final class IBusFrontEnd {
 
     func contentType(_ engine: UnsafeMutableRawPointer, purpose: UInt32, hints: UInt32) {
         let field = Self.field(purpose: purpose, hints: hints)
-        guard engines[engine, default: EngineState()].field != field else { return }
+        guard engines[engine, default: EngineState()].field != field else { return settle(engine) }
         engines[engine]?.field = field
         guard engine == focused else { return }
         let text = field.traits.isSecureTextEntry ? TextBuffer() : manager.currentDocument.buffer
         act { manager.focus(field, text: text) }
+        // A preedit shown before would stay in clear in the password field, and ibus-daemon
+        // would commit it there at focus out: it goes (the keyboard's document is empty now).
+        if field.traits.isSecureTextEntry { kbh_ibus_preedit(engine, "", 0, 0) }
+        settle(engine)
     }
 
     func destroyed(_ engine: UnsafeMutableRawPointer) {
         if engine == focused {
+            heldSinceFocus = nil
             manager.blur()
             focused = nil
         }
         engines[engine] = nil
-    }
-
-    // MARK: The daemon's news
-
-    /// Subscribes to the daemon's news; without a daemon (or once it went away), a
-    /// timer looks for one and for changes to the settings every second, so that
-    /// `kbhost next` or `kbhost set` elsewhere reach this engine either way.
-    func subscribe() {
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        guard let channel = DaemonClient.subscribe() else {
-            lastSeenCurrent = (try? context.store.load())?.current
-            _ = kbh_ibus_timer(1000, { context in
-                IBusFrontEnd.from(context).checkWithoutDaemon() ? 1 : 0
-            }, me)
-            return
-        }
-        subscription = channel
-        _ = kbh_ibus_watch(channel.fd, { context in
-            let frontEnd = IBusFrontEnd.from(context)
-            if frontEnd.daemonNews() { return 1 }
-            frontEnd.subscribe()
-            return 0
-        }, me)
-    }
-
-    /// No daemon: follow the settings' current keyboard; true to keep looking.
-    func checkWithoutDaemon() -> Bool {
-        if let channel = DaemonClient.subscribe() {
-            Sys.close(channel.fd)
-            subscribe()
-            return false
-        }
-        let current = (try? context.store.load())?.current
-        if current != lastSeenCurrent, let current {
-            lastSeenCurrent = current
-            notice = ""
-            manager.settingsChanged()
-            if focused != nil { act { manager.follow(current: current) } }  // else the next focus picks it
-        }
-        return true
-    }
-
-    /// Every event the daemon sent; false when it went away.
-    func daemonNews() -> Bool {
-        repeat {
-            guard var channel = subscription, let line = try? channel.receive(),
-                  let event = try? JSONDecoder().decode(DaemonReply.self, from: Data(line.utf8)) else {
-                if let channel = subscription { Sys.close(channel.fd) }
-                subscription = nil
-                Console.err("kbhost ibus: the daemon went away; `kbhost next` elsewhere no longer reaches this engine")
-                return false
-            }
-            subscription = channel
-            if event.event == "current", let id = event.identifier, focused != nil {  // else the next focus picks it
-                notice = ""
-                act { manager.follow(current: id) }
-            }
-            if event.event == "settings" { act { manager.settingsChanged() } }
-        } while subscription?.hasBufferedLine == true
-        return true
     }
 }

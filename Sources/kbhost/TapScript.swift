@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Glibc
 import KBHost
+import KBSystem
 
 /// A typing script, as `type --script` and `profile --script` take it: a file (a pipe too,
 /// as `<(…)` gives), or standard input for `-`. Both commands read it here, so both say the
@@ -15,8 +16,7 @@ enum TapScript {
             throw unreadable(path, e == ENOENT ? "it does not exist" : String(cString: strerror(e)))
         }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-        var st = stat()
-        if fstat(fd, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR { throw unreadable(path, "it is a folder") }
+        if let st = try? Sys.status(path), st.st_mode & S_IFMT == S_IFDIR { throw unreadable(path, "it is a folder") }
         do { return String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self) } catch {
             throw unreadable(path, String(cString: strerror(EIO)))
         }

@@ -294,6 +294,8 @@ static const kbh_class_v1 CrashOnTypedX_class = {
 
 extern const kbh_class_v1 CacheOnKey_class;  /* cache.c */
 extern const kbh_class_v1 MarkupLabels_class;  /* markup.c */
+extern const kbh_class_v1 EditsInLifeCycle_class;  /* lifecycle.c */
+extern const kbh_class_v1 FarCursorMove_class;  /* cursor.c */
 extern const kbh_class_v1 RepliesAheadOnKey_class, RepliesWhileIdleOnKey_class, TinyEffectsFrameOnKey_class,
     ClickFloodOnKey_class, BigInsertOnKey_class, BigLayoutOnKey_class, BudgetLayoutOnKey_class,
     HugeLayoutOnKey_class;  /* wire.c */
@@ -304,7 +306,7 @@ static const kbh_class_v1 *const classes[] = {
     &OversizedFrameOnKey_class, &GarbageFrameOnKey_class,
     &SpikeOnKey_class, &LeakOnKey_class, &SharedMemoryOnKey_class, &CrashInTextWillChange_class,
     &FloodOnKey_class, &ForkOnKey_class, &CrashInAdvance_class, &ThreadsOnKey_class, &ForkThenExitOnKey_class, &CrashOnTypedX_class,
-    &CacheOnKey_class, &MarkupLabels_class,
+    &CacheOnKey_class, &MarkupLabels_class, &EditsInLifeCycle_class, &FarCursorMove_class,
     &RepliesAheadOnKey_class, &RepliesWhileIdleOnKey_class, &TinyEffectsFrameOnKey_class, &ClickFloodOnKey_class,
     &BigInsertOnKey_class, &BigLayoutOnKey_class, &BudgetLayoutOnKey_class, &HugeLayoutOnKey_class,
 };

@@ -150,6 +150,9 @@ public struct KeyboardRegistry: Sendable {
             folders.append(folder)
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
             for name in names.sorted() {
+                // `kbhost install`'s own folders (.staging-…, .old-…), left by an install that was
+                // interrupted: never keyboards (installed bundles are named by their reverse-DNS identifier).
+                if source == "installed", name.hasPrefix(".") { continue }
                 let path = (folder as NSString).appendingPathComponent(name)
                 if name.hasSuffix(".plist") {
                     candidates.append(Candidate(plist: path, source: source, allowProducts: allowProducts, allowPackageBuild: allowPackageBuild))

@@ -1,0 +1,55 @@
+/* FarCursorMove: a keyboard that moves the cursor across everything it typed, back and
+   forth, in one action ("far"), and one character ("near", the control). For the IBus
+   engine, which replays a move as Left/Right keys: one action must not become millions. */
+#include <kbhost_keyboard.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cursor_keyboard {
+    const kbh_host_v1 *host;
+} cursor_keyboard;
+
+static void *cursor_create(const kbh_class_v1 *cls, const kbh_host_v1 *host) {
+    (void)cls;
+    cursor_keyboard *self = calloc(1, sizeof *self);
+    if (self) self->host = host;
+    return self;
+}
+
+static void cursor_did_load(cursor_keyboard *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    static const kbh_key_spec_v1 keys[] = {
+        {.label = "f", .action = "far"},
+        {.label = "n", .action = "near"},
+    };
+    kbh_row_spec_v1 rows[] = {{keys, 2}};
+    kbh_layout_v1 layout = {.rows = rows, .row_count = 1};
+    self->host->set_layout(self->host->ctx, &layout);
+}
+
+static void cursor_far(cursor_keyboard *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    static char text[3001];
+    memset(text, 'x', 3000);
+    self->host->insert_text(self->host->ctx, text);
+    for (int i = 0; i < 3; i++) {
+        self->host->adjust_text_position(self->host->ctx, -3000);
+        self->host->adjust_text_position(self->host->ctx, 3000);
+    }
+}
+
+static void cursor_near(cursor_keyboard *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    self->host->insert_text(self->host->ctx, "ab");
+    self->host->adjust_text_position(self->host->ctx, -1);
+}
+
+static const kbh_selector_v1 FarCursorMove_selectors[] = {
+    {"viewDidLoad", "v@:", (void *)cursor_did_load, NULL},
+    {"far", "v@:", (void *)cursor_far, NULL},
+    {"near", "v@:", (void *)cursor_near, NULL},
+};
+
+const kbh_class_v1 FarCursorMove_class = {
+    .name = "FarCursorMove", .create = cursor_create, .selectors = FarCursorMove_selectors, .selector_count = 3,
+};
