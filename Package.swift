@@ -146,7 +146,8 @@ let package = Package(
         // Tests: unit tests by module (KBSystem's are in KBHostTests), end-to-end tests through real
         // processes (the worker, its runtime and the CLI are tested there), and the module map.
         .testTarget(name: "KBTextTests", dependencies: ["KBText"]),
-        .testTarget(name: "KBWireTests", dependencies: ["KBWire", "KBText"]),
+        // Fixtures/frames: the hostile wire frames scripts/make-wire-corpus.py writes, read at test time.
+        .testTarget(name: "KBWireTests", dependencies: ["KBWire", "KBText"], exclude: ["Fixtures"]),
         // The core's rules (cycling, settings, budgets, tap steps), with no files, clock or processes.
         .testTarget(name: "KBCoreTests", dependencies: ["KBCore", "KBText"]),
         .testTarget(name: "KeyboardSDKTests", dependencies: ["KeyboardSDK", "KeyboardTesting", "CKeyboardABI"]),

@@ -1,18 +1,31 @@
 // swift-tools-version: 6.0
 //
-// Coverage-guided fuzzing of kbhost's manifest reader with libFuzzer (issue 14). A package of
-// its own, so that kbhost's own build never links libFuzzer; scripts/fuzz-manifests builds it
-// with -sanitize=fuzzer,address and runs it for a fixed number of inputs.
+// Coverage-guided fuzzing with libFuzzer (issue 14): kbhost's manifest reader, and the wire's
+// frame reader and decoders in both directions. A package of its own, so that kbhost's own
+// build never links libFuzzer; scripts/fuzz-manifests and scripts/fuzz-wire build it with
+// -sanitize=fuzzer,address and run it for a fixed number of inputs. It depends on SDK/, the
+// package that holds KBHost, KBWire and KBText.
 import PackageDescription
+
+let v6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let package = Package(
     name: "kbhost-fuzz",
-    dependencies: [.package(name: "kbhost", path: "..")],
+    dependencies: [.package(name: "SDK", path: "../SDK")],
     targets: [
         // The prototype of libFuzzer's LLVMFuzzerRunDriver.
         .target(name: "CFuzzDriver", path: "Sources/CFuzzDriver"),
         // KeyboardManifest.decode over every input: each is accepted or a short ManifestError.
-        .executableTarget(name: "FuzzManifest", dependencies: ["CFuzzDriver", .product(name: "KBHost", package: "kbhost")],
-                          path: "Sources/FuzzManifest", swiftSettings: [.swiftLanguageMode(.v6)]),
+        .executableTarget(name: "FuzzManifest", dependencies: ["CFuzzDriver", .product(name: "KBHost", package: "SDK")],
+                          path: "Sources/FuzzManifest", swiftSettings: v6),
+        // What the two wire fuzzers share: a byte stream cut into reads, the checks on what decodes.
+        .target(name: "WireFuzzing", dependencies: [.product(name: "KBHost", package: "SDK")],
+                path: "Sources/WireFuzzing", swiftSettings: v6),
+        // Worker → host frames, as the host reads them (the hostile direction).
+        .executableTarget(name: "FuzzWorkerFrames", dependencies: ["CFuzzDriver", "WireFuzzing"],
+                          path: "Sources/FuzzWorkerFrames", swiftSettings: v6),
+        // Host → worker frames, as the worker reads them.
+        .executableTarget(name: "FuzzHostFrames", dependencies: ["CFuzzDriver", "WireFuzzing"],
+                          path: "Sources/FuzzHostFrames", swiftSettings: v6),
     ]
 )

@@ -99,6 +99,24 @@ struct HostileManifestTests {
         #expect(daemon.isRunning)
     }
 
+    /// `type` crashed on the same files, and one identifier twice under KBHOST_KEYBOARDS made every
+    /// command fail (exit 9), even ones that never touch that keyboard: typing through another
+    /// keyboard now works, with each bad or conflicting manifest named in a warning.
+    @Test func typeThroughAnotherKeyboardWithHostileAndDuplicateManifestsAround() throws {
+        let w = try World()
+        try plantEverything(in: w)
+        let folder = w.root + "/bundles"
+        try w.makeBundle(id: "dev.example.Pad", library: "libNumberPadKeyboard.so", principal: "NumberPadViewController")
+        try addRaw(w, "twin-one", Self.manifest("dev.example.Twin"), in: folder)
+        try addRaw(w, "twin-two", Self.manifest("dev.example.Twin"), in: folder)
+        let r = try #require(try run(w, ["type", "--keyboard", "dev.example.Pad", "4", "2"], environment: ["KBHOST_KEYBOARDS": folder]))
+        #expect(!r.signalled && r.status == 0 && r.out == "42\n", "status \(r.status): \(r.out)\n\(r.err)")
+        #expect(r.err.contains("/Info.plist: CFBundleIdentifier dev.example.Twin is already the identifier of \(folder)/twin-"), "\(r.err)")
+        for name in ["dev.example.Deep/", "dev.example.DeepDict/", "dev.example.Trailing/", "dev.example.Fifo/"] {
+            #expect(r.err.contains("kbhost: warning: skipped \(w.home)/Keyboards/\(name)Info.plist: "), "\(name)\n\(r.err)")
+        }
+    }
+
     @Test func doctorListsWhatEveryCommandSkips() throws {
         let w = try World()
         try plantEverything(in: w)
