@@ -14,6 +14,19 @@ enum LongRun {
 
     /// The first Ctrl-C asks the run to end (report and chart still come);
     /// a second one ends kbhost at once, as Ctrl-C does elsewhere.
+    /// What `stress` and `profile` do first: the chart's path checked before anything runs, then
+    /// Ctrl-C ends the run with a report (at once if it has not begun); the caller restores SIGINT
+    /// (`defer { signal(SIGINT, SIG_DFL) }`) when its run ends.
+    static func begin(chart svg: String) throws -> Context {
+        Sys.ignoreSIGPIPE()
+        try checkWritable(svg, option: "--svg")
+        catchInterrupt()
+        do { return try Context.make() } catch {
+            signal(SIGINT, SIG_DFL)
+            throw error
+        }
+    }
+
     static func catchInterrupt() {
         interrupted.store(false, ordering: .relaxed)
         signal(SIGINT) { _ in

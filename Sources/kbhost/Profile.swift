@@ -51,11 +51,8 @@ struct Profile: ParsableCommand {
     }
 
     func run() throws {
-        Sys.ignoreSIGPIPE()
-        try LongRun.checkWritable(svg, option: "--svg")
-        LongRun.catchInterrupt()  // from here on, Ctrl-C ends the run with a report (at once if it has not begun)
+        let context = try LongRun.begin(chart: svg)
         defer { signal(SIGINT, SIG_DFL) }
-        let context = try Context.make()
         let entry = try report { try context.entry(self.keyboard) }
         let keyboard = entry.identifier
         guard let loadable = entry.loadable else {

@@ -36,11 +36,8 @@ struct Stress: ParsableCommand {
     }
 
     func run() throws {
-        Sys.ignoreSIGPIPE()
-        try LongRun.checkWritable(svg, option: "--svg")
-        LongRun.catchInterrupt()  // from here on, Ctrl-C ends the run with a report (at once if it has not begun)
+        let context = try LongRun.begin(chart: svg)
         defer { signal(SIGINT, SIG_DFL) }
-        let context = try Context.make()
         let ids = keyboards.isEmpty ? ["dev.kbhost.NumberPad", "dev.kbhost.Science"] : keyboards
         var rotation: [LoadableKeyboard] = []
         for id in ids {
