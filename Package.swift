@@ -181,12 +181,19 @@ let cTargets: Set<String> = [
     "CKeyboardABI", "CKBShims", "CKBSandbox", "CFFI", "CIBus", "CKBIBus", "kbhost-floor", "kbhost-floor-ibus",
     "NumberPadKeyboard", "FaultKeyboards", "FaultNoEntry", "FaultWrongABI", "HostileKeyboard", "CAnthy", "CHunspell",
 ]
+// Our own modules' imports are internal unless written `public import`, so a public API that
+// shows another module's type — a wire type above all — is a compile error, not a leak. The
+// keyboards and the tests are authors' code, written as an author writes it: not them.
+let internalImportModules: Set<String> = [
+    "KBText", "KBWire", "KBCore", "KBSystem", "KeyboardSDK", "KeyboardUIKitCompat", "KeyboardTesting",
+    "KBExtensionRuntime", "KBHost", "KBWorker", "kbhost", "kbhost-bench",
+]
 for target in package.targets where !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .swiftLanguageMode(.v6),
         .enableUpcomingFeature("ExistentialAny"),
         .enableUpcomingFeature("MemberImportVisibility"),
-    ]
+    ] + (internalImportModules.contains(target.name) ? [.enableUpcomingFeature("InternalImportsByDefault")] : [])
 }
 
 // The extension process stays lean: what it links loads into every keyboard's

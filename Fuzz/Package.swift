@@ -7,7 +7,10 @@
 // package that holds KBHost, KBWire and KBText.
 import PackageDescription
 
-let v6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+// The wire's types are `package` in SDK/ (they never leave it); the fuzzers read them as a
+// module of that package would, so they compile under its package name (`sdk`, its identity).
+// `packageAccess: false` keeps SwiftPM from passing this package's own name after it.
+let v6: [SwiftSetting] = [.swiftLanguageMode(.v6), .unsafeFlags(["-package-name", "sdk"])]
 
 let package = Package(
     name: "kbhost-fuzz",
@@ -17,15 +20,15 @@ let package = Package(
         .target(name: "CFuzzDriver", path: "Sources/CFuzzDriver"),
         // KeyboardManifest.decode over every input: each is accepted or a short ManifestError.
         .executableTarget(name: "FuzzManifest", dependencies: ["CFuzzDriver", .product(name: "KBHost", package: "SDK")],
-                          path: "Sources/FuzzManifest", swiftSettings: v6),
+                          path: "Sources/FuzzManifest", packageAccess: false, swiftSettings: v6),
         // What the two wire fuzzers share: a byte stream cut into reads, the checks on what decodes.
         .target(name: "WireFuzzing", dependencies: [.product(name: "KBHost", package: "SDK")],
-                path: "Sources/WireFuzzing", swiftSettings: v6),
+                path: "Sources/WireFuzzing", packageAccess: false, swiftSettings: v6),
         // Worker → host frames, as the host reads them (the hostile direction).
         .executableTarget(name: "FuzzWorkerFrames", dependencies: ["CFuzzDriver", "WireFuzzing"],
-                          path: "Sources/FuzzWorkerFrames", swiftSettings: v6),
+                          path: "Sources/FuzzWorkerFrames", packageAccess: false, swiftSettings: v6),
         // Host → worker frames, as the worker reads them.
         .executableTarget(name: "FuzzHostFrames", dependencies: ["CFuzzDriver", "WireFuzzing"],
-                          path: "Sources/FuzzHostFrames", swiftSettings: v6),
+                          path: "Sources/FuzzHostFrames", packageAccess: false, swiftSettings: v6),
     ]
 )

@@ -80,6 +80,10 @@ for target in package.targets where !cTargets.contains(target.name) {
         .swiftLanguageMode(.v6),
         .enableUpcomingFeature("ExistentialAny"),
         .enableUpcomingFeature("MemberImportVisibility"),
+        // Imports are internal unless written `public import`, so a public API that shows another
+        // module's type — a wire type above all — is a compile error, not a leak.
+        // ../Package.swift does the same for these modules and its executables.
+        .enableUpcomingFeature("InternalImportsByDefault"),
     ]
 }
 

@@ -7,10 +7,10 @@ import KBWire
 /// bound or throws `frameTooLarge` for a header over it, and each frame decodes to a value
 /// or throws a short `WireError` — never a trap, a hang (libFuzzer's -timeout) or an
 /// allocation past -malloc_limit_mb / -rss_limit_mb.
-public enum WireFuzzing {
+package enum WireFuzzing {
     /// Feeds `input` to a `FrameReader` in reads of the sizes its first byte picks
     /// (1 to 64 bytes, or all at once), handing each whole frame to `check`.
-    public static func stream(_ input: UnsafeBufferPointer<UInt8>, _ check: ([UInt8]) -> Void) {
+    package static func stream(_ input: UnsafeBufferPointer<UInt8>, _ check: ([UInt8]) -> Void) {
         guard let first = input.first else { return }
         let stream = UnsafeBufferPointer(rebasing: input.dropFirst())
         let step = first == 0 ? max(stream.count, 1) : Int(first & 63) + 1
@@ -36,13 +36,13 @@ public enum WireFuzzing {
     }
 
     /// A refusal stays short and names what was wrong, whatever the input.
-    public static func checkRefusal(_ error: WireError) {
+    package static func checkRefusal(_ error: WireError) {
         let text = error.description
         precondition(!text.isEmpty && text.utf8.count < 400, "an error of \(text.utf8.count) bytes")
     }
 
     /// The buffer invariants TextBuffer promises after any edit.
-    public static func checkBuffer(_ b: TextBuffer) {
+    package static func checkBuffer(_ b: TextBuffer) {
         precondition(b.utf16Count == b.text.utf16.count, "utf16Count \(b.utf16Count) for a text of \(b.text.utf16.count)")
         precondition(b.selection.location >= 0 && b.selection.length >= 0 && b.selection.end <= b.utf16Count,
                      "selection \(b.selection) outside a text of \(b.utf16Count)")
@@ -56,7 +56,7 @@ public enum WireFuzzing {
     /// What the host does with a reply's effects, short of a session: the edits applied
     /// in order to a document (a small one, so that offsets fall inside and outside it),
     /// and every layout indexed by name as `KeyboardLayout` indexes it.
-    public static func apply(_ effects: [Effect]) {
+    package static func apply(_ effects: [Effect]) {
         var buffer = TextBuffer(text: "ab👍🏽 cd\u{301}", selection: UTF16Range(location: 3, length: 2))
         for effect in effects {
             switch effect {

@@ -1,4 +1,4 @@
-import KBText
+public import KBText
 
 /// The focused field, as far as choosing a keyboard goes.
 public struct FieldContext: Hashable, Sendable {

@@ -1,5 +1,5 @@
-import KBText
-import KBWire
+public import KBText
+package import KBWire
 
 /// The layout a keyboard shows: rows of keys and a display line. Read-only
 /// for the host; the keyboard sets it.

@@ -1,4 +1,4 @@
-import KBText
+public import KBText
 
 /// One step of a tap script, as `kbhost type`, `kbhost profile` and
 /// KeyboardProcess.run(script:) take them: a key name (label, role or id:NAME),

@@ -1,28 +1,28 @@
 import CKeyboardABI
-import KBText
-import KBWire
+package import KBText
+package import KBWire
 
 /// Everything the extension process does with a plugin, without the process:
 /// load the principal class, then answer each delivery with the effects the
 /// keyboard produced. The worker executable wraps it in a socket loop; the
 /// testing kit drives it in process.
-public final class ExtensionRuntime {
-    public let services = WorkerServices()
-    public private(set) var instance: UnsafeMutableRawPointer?
+package final class ExtensionRuntime {
+    package let services = WorkerServices()
+    package private(set) var instance: UnsafeMutableRawPointer?
     /// The opaque document handed to textWillChange: and friends.
     private let textInput = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
     /// The class loaded, and the library it came from (for a new presentation).
     private var loaded: ResolvedClass?
     private var loadedPath = "", loadedName = ""
 
-    public init() {}
+    package init() {}
 
     /// The document window as the keyboard sees it (with its own edits applied).
-    public var window: DocumentWindow { services.mirror }
+    package var window: DocumentWindow { services.mirror }
 
     /// Loads a plugin library with dlopen and creates its principal class.
     /// A second load of the same class is a new presentation (see `present`).
-    public func load(_ request: LoadRequest) throws(WorkerFailure) -> LoadReply {
+    package func load(_ request: LoadRequest) throws(WorkerFailure) -> LoadReply {
         if let loaded, instance != nil {
             guard request.pluginPath == loadedPath, request.className == loadedName else {
                 throw WorkerFailure(.badRequest, "the host sent a second load, of another class (\(request.className))")
@@ -39,7 +39,7 @@ public final class ExtensionRuntime {
     /// (the value a plugin's kbhost_keyboard_plugin_v1 returns).
     /// `containers` gives the keyboard its folders (no kernel enforcement in process).
     /// A second load of the same class is a new presentation (see `present`).
-    public func load(plugin: UnsafeRawPointer, className: String, facts: ControllerFacts,
+    package func load(plugin: UnsafeRawPointer, className: String, facts: ControllerFacts,
                      window: DocumentWindow, containers: SandboxSpec = SandboxSpec(enabled: false)) throws(WorkerFailure) -> LoadReply {
         if let loaded, instance != nil {
             guard className == loadedName else {
@@ -78,7 +78,7 @@ public final class ExtensionRuntime {
     }
 
     /// Calls one selector and returns what the keyboard did, in order.
-    public func deliver(_ delivery: Delivery) throws(WorkerFailure) -> [Effect] {
+    package func deliver(_ delivery: Delivery) throws(WorkerFailure) -> [Effect] {
         guard let instance else { throw WorkerFailure(.badRequest, "the host sent a delivery before load") }
         if let facts = delivery.facts { services.facts = facts }
         if let window = delivery.window { services.mirror = window }

@@ -4,15 +4,15 @@ import CKeyboardABI
 /// One selector of the principal class, ready to call through libffi: the
 /// call description (ffi_cif) is prepared once, at load, from the selector's
 /// type encoding, and reused for every call.
-public final class PreparedSelector {
-    public let name: String
-    public let types: String
+package final class PreparedSelector {
+    package let name: String
+    package let types: String
     let entry: UnsafePointer<kbh_selector_v1>
     private let imp: @convention(c) () -> Void
     private let cif: UnsafeMutablePointer<ffi_cif>
     // libffi keeps a pointer to this array: it lives exactly as long as the cif.
     private let argumentTypes: UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>
-    public let argumentCount: Int
+    package let argumentCount: Int
     /// The argument pointer array handed to ffi_call, reused by every call (one thread calls a runtime).
     private let values: UnsafeMutablePointer<UnsafeMutableRawPointer?>
 
@@ -54,7 +54,7 @@ public final class PreparedSelector {
     /// Calls the selector with the instance, the selector itself, and then
     /// `arguments`: pointers to each further argument's value, as libffi takes them.
     /// The pointers need only live for the duration of the call.
-    public func call(instance: UnsafeMutableRawPointer, arguments: UnsafeMutableRawPointer?...) {
+    package func call(instance: UnsafeMutableRawPointer, arguments: UnsafeMutableRawPointer?...) {
         precondition(arguments.count == argumentCount - 2, "\(name) takes \(argumentCount - 2) arguments after _cmd")
         var object: UnsafeMutableRawPointer? = instance
         var selector: UnsafeRawPointer? = UnsafeRawPointer(entry)

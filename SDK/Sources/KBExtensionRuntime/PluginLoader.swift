@@ -68,7 +68,7 @@ enum PluginLoader {
             if let other {
                 throw WorkerFailure(.abiMismatch, "plugin \(path) exports kbhost_keyboard_plugin_v\(other) (ABI \(other)); this kbhost speaks ABI \(KBH_ABI_VERSION) and needs \(KBH_ENTRY_SYMBOL_V1)")
             }
-            throw WorkerFailure(.missingEntry, "plugin \(path) does not export \(KBH_ENTRY_SYMBOL_V1); a Swift keyboard needs `@_cdecl(\"\(KBH_ENTRY_SYMBOL_V1)\") public func kbhostKeyboardPlugin() -> UnsafeRawPointer { KeyboardPlugin.export(YourViewController.self) }`")
+            throw WorkerFailure(.missingEntry, "plugin \(path) does not export \(KBH_ENTRY_SYMBOL_V1); a Swift keyboard needs `@_cdecl(\"\(KBH_ENTRY_SYMBOL_V1)\") package func kbhostKeyboardPlugin() -> UnsafeRawPointer { KeyboardPlugin.export(YourViewController.self) }`")
         }
         let entry = unsafeBitCast(symbol, to: (@convention(c) () -> UnsafeRawPointer?).self)
         guard let raw = entry() else {

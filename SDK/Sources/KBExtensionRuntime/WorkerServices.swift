@@ -1,19 +1,19 @@
-import CKeyboardABI
+package import CKeyboardABI
 import Glibc
 import KBSystem
-import KBText
-import KBWire
+package import KBText
+package import KBWire
 
 /// The worker's side of the services table: it answers the plugin's reads
 /// from its mirror of the document window, applies the plugin's own edits to
 /// that mirror at once (so reads after an edit are fresh), and records every
 /// effect, in order, for the reply to the host.
-public final class WorkerServices {
-    public internal(set) var mirror = DocumentWindow()
-    public internal(set) var facts = ControllerFacts()
+package final class WorkerServices {
+    package internal(set) var mirror = DocumentWindow()
+    package internal(set) var facts = ControllerFacts()
     var effects: [Effect] = []
     /// The layout as the plugin last set it, for dispatching key actions.
-    public internal(set) var layout = WireLayout()
+    package internal(set) var layout = WireLayout()
     /// Selectors of the principal class (set before the instance is created).
     var selectors: [String: PreparedSelector] = [:]
     var className = ""
@@ -31,7 +31,7 @@ public final class WorkerServices {
     /// C strings of the current layout's keys, for the sender struct.
     private(set) var keyStrings: [[(identifier: UnsafeMutablePointer<CChar>, label: UnsafeMutablePointer<CChar>)]] = []
 
-    public let table: UnsafeMutablePointer<kbh_host_v1>
+    package let table: UnsafeMutablePointer<kbh_host_v1>
 
     init() {
         table = .allocate(capacity: 1)

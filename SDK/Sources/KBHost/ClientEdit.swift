@@ -1,4 +1,4 @@
-import KBText
+public import KBText
 
 /// What an application that holds the text itself must be told so that its
 /// field matches the keyboard's document after one edit: the committed text

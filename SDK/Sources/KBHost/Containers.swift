@@ -1,5 +1,5 @@
 import Foundation
-import KBSystem
+public import KBSystem
 import KBWire
 
 /// The folders keyboards keep data in, under KBHOST_HOME:
@@ -92,19 +92,35 @@ public struct Pasteboard: Sendable {
     }
 }
 
+/// One of the user's text replacements: typing `userInput` offers `documentText`.
+public struct TextReplacement: Hashable, Sendable {
+    /// What the user types.
+    public var userInput: String
+    /// What the keyboard offers in its place.
+    public var documentText: String
+
+    public init(userInput: String, documentText: String) {
+        self.userInput = userInput
+        self.documentText = documentText
+    }
+
+    /// The entry the wire carries to the keyboard.
+    var wire: LexiconEntry { LexiconEntry(userInput: userInput, documentText: documentText) }
+}
+
 /// What a keyboard's session may reach besides the document: its containers,
 /// the pasteboard, the user's text replacements, and how it is sandboxed.
 public struct KeyboardAccess: Sendable {
     /// KBHOST_HOME: where containers and the pasteboard live; nil gives the keyboard neither.
     public var home: String?
     /// The user's text replacements.
-    public var lexicon: [LexiconEntry]
+    public var lexicon: [TextReplacement]
     /// Protections the user allowed the keyboard to run without (where the kernel lacks them).
     public var allowMissing: [String]
     /// Install the sandbox (false only for measurements: `kbhost-bench`).
     public var sandboxed: Bool
 
-    public init(home: String? = nil, lexicon: [LexiconEntry] = [], allowMissing: [String] = [], sandboxed: Bool = true) {
+    public init(home: String? = nil, lexicon: [TextReplacement] = [], allowMissing: [String] = [], sandboxed: Bool = true) {
         self.home = home
         self.lexicon = lexicon
         self.allowMissing = allowMissing
@@ -115,7 +131,7 @@ public struct KeyboardAccess: Sendable {
     public init(settings: KeyboardSettings, home: String, keyboard id: String) {
         self.init(home: home,
                   lexicon: settings.textReplacements.sorted { $0.key < $1.key }
-                      .map { LexiconEntry(userInput: $0.key, documentText: $0.value) },
+                      .map { TextReplacement(userInput: $0.key, documentText: $0.value) },
                   allowMissing: settings.allowedMissingProtections[id] ?? [])
     }
 

@@ -1,6 +1,6 @@
-import Glibc
-import KBSystem
-import KBWire
+public import Glibc
+public import KBSystem
+package import KBWire
 
 /// One extension process: a worker spawned with posix_spawn on a socketpair,
 /// its stdout/stderr collected as log text, its exit watched through a pidfd.
@@ -206,7 +206,7 @@ public final class ExtensionProcess {
     /// Sends one request and waits for its one reply. A `.failure` reply, an
     /// exit, a missed deadline, a malformed frame or anything but one reply to
     /// this request (see `accept`) all end the worker and throw.
-    public func request(_ message: HostMessage, phase: @autoclosure () -> String,
+    package func request(_ message: HostMessage, phase: @autoclosure () -> String,
                         deadlineMilliseconds: Int? = nil) throws(KeyboardFailure) -> WorkerMessage {
         guard termination == nil else { throw end(phase: phase(), .io("the extension process has already ended")) }
         try refuseUnasked(phase: phase)
@@ -217,7 +217,7 @@ public final class ExtensionProcess {
         }
         let reply = try receive(phase: phase, deadlineMilliseconds: deadlineMilliseconds ?? configuration.eventDeadlineMilliseconds)
         if case .failure(let f) = reply {
-            throw end(phase: phase(), .loadFailed(f.kind, f.message))
+            throw end(phase: phase(), .loadFailed(.init(f.kind), f.message))
         }
         return try accept(reply, answering: message, last: true, phase: phase)
     }
@@ -226,7 +226,7 @@ public final class ExtensionProcess {
     /// in order, to `handle`. The worker answers them one by one; if it dies
     /// part way, the replies it sent are still handed over before the failure.
     /// Each reply must answer its own request, and nothing may follow the last.
-    public func requestAll(_ messages: [HostMessage], phase: @autoclosure () -> String,
+    package func requestAll(_ messages: [HostMessage], phase: @autoclosure () -> String,
                            handle: (Int, WorkerMessage) throws(KeyboardFailure) -> Void) throws(KeyboardFailure) {
         guard termination == nil else { throw end(phase: phase(), .io("the extension process has already ended")) }
         try refuseUnasked(phase: phase)
@@ -239,7 +239,7 @@ public final class ExtensionProcess {
         }
         for i in messages.indices {
             let reply = try receive(phase: phase, deadlineMilliseconds: configuration.eventDeadlineMilliseconds)
-            if case .failure(let f) = reply { throw end(phase: phase(), .loadFailed(f.kind, f.message)) }
+            if case .failure(let f) = reply { throw end(phase: phase(), .loadFailed(.init(f.kind), f.message)) }
             try handle(i, try accept(reply, answering: messages[i], last: i == messages.count - 1, phase: phase))
         }
     }

@@ -1,5 +1,5 @@
 import Foundation
-import KBText
+public import KBText
 
 /// The input manager for one focused field: its document, the current
 /// keyboard's session (and a few warm ones), the globe key, the daemon's news,

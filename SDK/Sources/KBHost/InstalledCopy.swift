@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An installed keyboard (`kbhost install`, KBHOST_HOME/Keyboards/ID) against the folder it was
 /// installed from: after an edit and a `swift build` the installed copy is the old keyboard, and

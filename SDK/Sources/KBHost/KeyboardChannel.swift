@@ -1,4 +1,4 @@
-import KBWire
+package import KBWire
 
 /// How a session reaches its keyboard: requests of the wire protocol, each
 /// answered by one reply. Two kinds exist: `ExtensionProcess` (the keyboard in

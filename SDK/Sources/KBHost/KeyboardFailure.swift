@@ -1,5 +1,5 @@
 import KBSystem
-import KBWire
+package import KBWire
 
 /// Why a keyboard stopped working: always names the keyboard, the phase it
 /// was in and what happened, with the tail of its stderr. The host survives
@@ -19,9 +19,52 @@ public struct KeyboardFailure: Error, Hashable, Sendable, CustomStringConvertibl
         /// Sent bytes that are not a valid message, or a message nobody asked for; the host ended it.
         case protocolViolation(String)
         /// The worker refused the plugin (missing export, wrong ABI, bad encoding…).
-        case loadFailed(WorkerFailure.Kind, String)
+        case loadFailed(LoadFailure, String)
         /// The host itself could not talk to the worker.
         case io(String)
+    }
+
+    /// Why the worker refused a plugin: the wire's reasons, as the host's own type
+    /// (the wire's types stay inside the package).
+    public enum LoadFailure: Hashable, Sendable, CaseIterable {
+        /// The worker speaks another protocol or ABI version than the host.
+        case handshake
+        /// The library would not load.
+        case dlopen
+        /// The library has no kbhost_keyboard_plugin_v1 export.
+        case missingEntry
+        /// The plugin was built for another ABI.
+        case abiMismatch
+        /// No class of the principal class's name.
+        case classNotFound
+        /// A selector's type encoding is not what the host passes.
+        case encodingMismatch
+        /// A layout names an action the class lacks, or is malformed.
+        case badLayout
+        /// The host sent something the worker cannot do.
+        case badRequest
+        /// The class's create returned NULL.
+        case createFailed
+        /// The sandbox could not be installed (the kernel lacks a protection).
+        case sandbox
+        /// One call did more than a reply may carry.
+        case overLimit
+
+        package init(_ kind: WorkerFailure.Kind) {
+            switch kind {
+            case .handshake: self = .handshake
+            case .dlopen: self = .dlopen
+            case .missingEntry: self = .missingEntry
+            case .abiMismatch: self = .abiMismatch
+            case .classNotFound: self = .classNotFound
+            case .encodingMismatch: self = .encodingMismatch
+            case .badLayout: self = .badLayout
+            case .badRequest: self = .badRequest
+            case .createFailed: self = .createFailed
+            case .sandbox: self = .sandbox
+            case .overLimit: self = .overLimit
+            }
+        }
     }
 
     public var keyboardID: String

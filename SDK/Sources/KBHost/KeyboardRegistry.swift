@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Slots filled from many threads, each slot by exactly one.
 final class ParallelResults<T>: @unchecked Sendable {

@@ -1,4 +1,4 @@
-import KBText
+public import KBText
 import KBWire
 
 // MARK: Keys: gestures turned into the events the keyboard's keys are sent

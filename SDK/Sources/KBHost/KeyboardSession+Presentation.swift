@@ -1,5 +1,5 @@
 import KBText
-import KBWire
+package import KBWire
 
 // MARK: Presentations, memory warnings and what the controller reports
 

@@ -1,5 +1,5 @@
-import KBText
-import KBWire
+public import KBText
+package import KBWire
 
 /// One keyboard loaded into its own extension process, typing into a
 /// document the host owns. Drives the life cycle exactly as UIKit does.
@@ -91,7 +91,7 @@ public final class KeyboardSession {
         let facts = ControllerFacts(needsInputModeSwitchKey: needsInputModeSwitchKey, hasFullAccess: fullAccess,
                                     primaryLanguage: keyboard.manifest.primaryLanguage,
                                     documentIdentifier: document.identifier, traits: document.traits,
-                                    inputModes: inputModes ?? [keyboard.identifier], lexicon: access.lexicon)
+                                    inputModes: inputModes ?? [keyboard.identifier], lexicon: access.lexicon.map(\.wire))
         let sandbox: SandboxSpec
         do { sandbox = try access.sandbox(for: keyboard, openAccess: fullAccess) } catch {
             throw KeyboardFailure(keyboardID: keyboard.identifier, phase: "launch",

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import KBSystem
 
 /// One registry for a long-lived process (the daemon), discovered again only when a file it was

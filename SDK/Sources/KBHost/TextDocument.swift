@@ -1,4 +1,4 @@
-import KBText
+public import KBText
 
 /// A text field the input manager owns: the text with its selection and
 /// marked text, the field's traits and an identifier. Keyboards only ever

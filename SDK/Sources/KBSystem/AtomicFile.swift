@@ -1,4 +1,4 @@
-import Glibc
+public import Glibc
 
 /// Files that survive anything: replaced atomically (a temporary file in the
 /// same folder, fsync, rename, fsync of the folder), under an exclusive lock

@@ -1,5 +1,5 @@
 import CKBShims
-import Glibc
+public import Glibc
 
 /// Why kbhost refused a path inside a container. A keyboard can write its own
 /// container and, with open access, its App Groups' containers: whatever it

@@ -1,4 +1,4 @@
-import CKBShims
+public import CKBShims
 import Glibc
 
 /// posix_spawn with explicit file descriptors: nothing leaks into the child

@@ -1,4 +1,4 @@
-import Glibc
+public import Glibc
 
 // The C calls this file makes, each by one private name; every one through Sys.check.
 private let sysStat: @convention(c) (UnsafePointer<CChar>, UnsafeMutablePointer<stat>) -> CInt = stat

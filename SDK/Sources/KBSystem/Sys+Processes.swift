@@ -1,4 +1,4 @@
-import Glibc
+public import Glibc
 
 // The C calls this file makes, each by one private name (swift-nio's System.swift habit):
 // every call goes through Sys.check, which retries EINTR and throws the call's name and errno.

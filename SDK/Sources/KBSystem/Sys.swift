@@ -1,5 +1,5 @@
-import CKBShims
-import Glibc
+public import CKBShims
+public import Glibc
 
 // The C calls Sys makes, each by one private name (swift-nio's System.swift habit), so that a
 // raw call is easy to tell from a wrapped one; the wrappers in CKBShims are called as kbs_….

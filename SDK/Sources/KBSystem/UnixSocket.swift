@@ -1,4 +1,4 @@
-import CKBShims
+public import CKBShims
 import Glibc
 
 /// Stream sockets on a filesystem path: the daemon's control socket.

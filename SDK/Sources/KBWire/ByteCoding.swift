@@ -2,20 +2,20 @@
 /// their bit patterns, strings as a u32 byte count and UTF-8, optionals as a
 /// 0/1 byte, arrays as a u32 count. Small and hand-written because the worker
 /// does not import Foundation.
-public struct ByteWriter: Sendable {
-    public private(set) var bytes: [UInt8] = []
+package struct ByteWriter: Sendable {
+    package private(set) var bytes: [UInt8] = []
 
-    public init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
+    package init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
 
     /// A writer for one frame: room for the length header, filled in by `frame()`.
-    public static func forFrame(capacity: Int = 64) -> ByteWriter {
+    package static func forFrame(capacity: Int = 64) -> ByteWriter {
         var w = ByteWriter(capacity: capacity)
         w.bytes.append(contentsOf: [0, 0, 0, 0])
         return w
     }
 
     /// The bytes with the frame header (the payload's length) filled in.
-    public mutating func frame() -> [UInt8] {
+    package mutating func frame() -> [UInt8] {
         let n = UInt32(bytes.count - Framing.headerSize)
         bytes[0] = UInt8(truncatingIfNeeded: n)
         bytes[1] = UInt8(truncatingIfNeeded: n >> 8)
@@ -24,53 +24,53 @@ public struct ByteWriter: Sendable {
         return bytes
     }
 
-    public mutating func u8(_ v: UInt8) { bytes.append(v) }
-    public mutating func bool(_ v: Bool) { bytes.append(v ? 1 : 0) }
-    public mutating func u32(_ v: UInt32) {
+    package mutating func u8(_ v: UInt8) { bytes.append(v) }
+    package mutating func bool(_ v: Bool) { bytes.append(v ? 1 : 0) }
+    package mutating func u32(_ v: UInt32) {
         withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
     }
-    public mutating func i32(_ v: Int32) { u32(UInt32(bitPattern: v)) }
-    public mutating func u64(_ v: UInt64) {
+    package mutating func i32(_ v: Int32) { u32(UInt32(bitPattern: v)) }
+    package mutating func u64(_ v: UInt64) {
         withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
     }
-    public mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
-    public mutating func int(_ v: Int) { i64(Int64(v)) }
-    public mutating func double(_ v: Double) { u64(v.bitPattern) }
-    public mutating func string(_ v: String) {
+    package mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
+    package mutating func int(_ v: Int) { i64(Int64(v)) }
+    package mutating func double(_ v: Double) { u64(v.bitPattern) }
+    package mutating func string(_ v: String) {
         var s = v
         s.withUTF8 { utf8 in
             u32(UInt32(utf8.count))
             bytes.append(contentsOf: utf8)
         }
     }
-    public mutating func optionalString(_ v: String?) {
+    package mutating func optionalString(_ v: String?) {
         if let v { u8(1); string(v) } else { u8(0) }
     }
-    public mutating func count(_ n: Int) { u32(UInt32(n)) }
+    package mutating func count(_ n: Int) { u32(UInt32(n)) }
 }
 
 /// Reads what ByteWriter wrote, checking every bound: it never reads past the
 /// end, never trusts a count larger than the bytes left, and rejects invalid UTF-8.
 /// With a budget, it also counts what the decoded values will take in memory
 /// (see `WireLimits`) and throws before that exceeds the budget.
-public struct ByteReader {
+package struct ByteReader {
     private let bytes: [UInt8]
     private var offset = 0
     /// The memory the decoded values may take (bytes, as `WireLimits` counts them).
-    public let budget: Int
+    package let budget: Int
     /// What they take so far.
-    public private(set) var spent = 0
+    package private(set) var spent = 0
 
     /// A reader of `bytes` whose decoded values may take at most `budget` bytes of memory.
-    public init(_ bytes: [UInt8], budget: Int = .max) {
+    package init(_ bytes: [UInt8], budget: Int = .max) {
         self.bytes = bytes
         self.budget = budget
     }
 
-    public var remaining: Int { bytes.count - offset }
+    package var remaining: Int { bytes.count - offset }
 
     /// Counts `cost` bytes of decoded values against the budget.
-    public mutating func charge(_ cost: Int) throws(WireError) {
+    package mutating func charge(_ cost: Int) throws(WireError) {
         spent += cost
         guard spent <= budget else { throw .overBudget(limit: budget) }
     }
@@ -85,35 +85,35 @@ public struct ByteReader {
         guard remaining >= n else { throw .truncated(field: field) }
     }
 
-    public mutating func u8(_ field: String) throws(WireError) -> UInt8 {
+    package mutating func u8(_ field: String) throws(WireError) -> UInt8 {
         try need(1, field)
         defer { offset += 1 }
         return bytes[offset]
     }
-    public mutating func bool(_ field: String) throws(WireError) -> Bool {
+    package mutating func bool(_ field: String) throws(WireError) -> Bool {
         let v = try u8(field)
         guard v <= 1 else { throw .invalidValue(field: field, reason: "boolean byte \(v) is neither 0 nor 1") }
         return v == 1
     }
-    public mutating func u32(_ field: String) throws(WireError) -> UInt32 {
+    package mutating func u32(_ field: String) throws(WireError) -> UInt32 {
         try need(4, field)
         defer { offset += 4 }
         return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8
             | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
     }
-    public mutating func i32(_ field: String) throws(WireError) -> Int32 { Int32(bitPattern: try u32(field)) }
-    public mutating func u64(_ field: String) throws(WireError) -> UInt64 {
+    package mutating func i32(_ field: String) throws(WireError) -> Int32 { Int32(bitPattern: try u32(field)) }
+    package mutating func u64(_ field: String) throws(WireError) -> UInt64 {
         let low = UInt64(try u32(field))
         return low | UInt64(try u32(field)) << 32
     }
-    public mutating func i64(_ field: String) throws(WireError) -> Int64 { Int64(bitPattern: try u64(field)) }
-    public mutating func int(_ field: String) throws(WireError) -> Int { Int(try i64(field)) }
-    public mutating func double(_ field: String) throws(WireError) -> Double {
+    package mutating func i64(_ field: String) throws(WireError) -> Int64 { Int64(bitPattern: try u64(field)) }
+    package mutating func int(_ field: String) throws(WireError) -> Int { Int(try i64(field)) }
+    package mutating func double(_ field: String) throws(WireError) -> Double {
         let v = Double(bitPattern: try u64(field))
         guard v.isFinite else { throw .invalidValue(field: field, reason: "not a finite number") }
         return v
     }
-    public mutating func string(_ field: String) throws(WireError) -> String {
+    package mutating func string(_ field: String) throws(WireError) -> String {
         let n = Int(try u32(field))
         guard n <= remaining else { throw .truncated(field: field) }
         try charge(WireLimits.stringCost(n))
@@ -123,21 +123,21 @@ public struct ByteReader {
         }
         return s
     }
-    public mutating func optionalString(_ field: String) throws(WireError) -> String? {
+    package mutating func optionalString(_ field: String) throws(WireError) -> String? {
         try bool(field) ? try string(field) : nil
     }
     /// An array count, checked against the bytes left (each element takes at least `minimumSize`).
-    public mutating func count(_ field: String, minimumSize: Int = 1) throws(WireError) -> Int {
+    package mutating func count(_ field: String, minimumSize: Int = 1) throws(WireError) -> Int {
         let n = Int(try u32(field))
         guard n * max(minimumSize, 1) <= remaining else { throw .countTooLarge(field: field, count: n) }
         return n
     }
-    public mutating func enumCase<E: RawRepresentable<UInt8>>(_: E.Type, _ field: String) throws(WireError) -> E {
+    package mutating func enumCase<E: RawRepresentable<UInt8>>(_: E.Type, _ field: String) throws(WireError) -> E {
         let raw = try u8(field)
         guard let v = E(rawValue: raw) else { throw .invalidTag(type: field, tag: raw) }
         return v
     }
-    public func finish() throws(WireError) {
+    package func finish() throws(WireError) {
         guard remaining == 0 else { throw .trailingBytes(count: remaining) }
     }
 }

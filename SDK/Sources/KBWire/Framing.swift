@@ -1,8 +1,8 @@
 /// Framing, written once for both sides: a 4-byte little-endian length, then
 /// the payload. The reader checks the length against a bound before it
 /// allocates anything, so a hostile plugin cannot make the host reserve memory.
-public enum Framing {
-    public static let headerSize = 4
+package enum Framing {
+    package static let headerSize = 4
     /// The largest payload either side accepts: what one call may send back
     /// (`WireLimits.maximumEffectBytes`, KBH_MAX_CALL_BYTES), plus 1 MiB for the rest
     /// of a message (a load reply's selectors; a delivery's window and facts).
@@ -12,10 +12,10 @@ public enum Framing {
     /// bound anyway, and a layout would need continuation messages of its own. One
     /// frame per request and per reply is also what lets the host tell at once that a
     /// worker sent something nobody asked for (`ExtensionProcess`).
-    public static let maximumFrameSize = WireLimits.maximumEffectBytes + (1 << 20)
+    package static let maximumFrameSize = WireLimits.maximumEffectBytes + (1 << 20)
 
     /// Appends one frame holding `payload` to `buffer`.
-    public static func appendFrame(_ payload: [UInt8], to buffer: inout [UInt8]) {
+    package static func appendFrame(_ payload: [UInt8], to buffer: inout [UInt8]) {
         let n = UInt32(payload.count)
         buffer.append(UInt8(truncatingIfNeeded: n))
         buffer.append(UInt8(truncatingIfNeeded: n >> 8))
@@ -26,22 +26,22 @@ public enum Framing {
 }
 
 /// Accumulates bytes read from a stream and yields whole frames.
-public struct FrameReader: Sendable {
-    public let maximumFrameSize: Int
+package struct FrameReader: Sendable {
+    package let maximumFrameSize: Int
     private var buffer: [UInt8] = []
     private var start = 0
 
     /// Frames above this size are received into room reserved for them and handed over without a copy.
     static let largeFrame = 256 << 10
 
-    public init(maximumFrameSize: Int = Framing.maximumFrameSize) {
+    package init(maximumFrameSize: Int = Framing.maximumFrameSize) {
         self.maximumFrameSize = maximumFrameSize
     }
 
     /// Bytes received but not yet returned as frames.
-    public var pendingByteCount: Int { buffer.count - start }
+    package var pendingByteCount: Int { buffer.count - start }
 
-    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         if start > 0 && start == buffer.count {
             buffer.removeAll(keepingCapacity: buffer.capacity <= Self.largeFrame)
             start = 0
@@ -51,7 +51,7 @@ public struct FrameReader: Sendable {
 
     /// The next whole frame's payload, nil if more bytes are needed.
     /// Throws `WireError.frameTooLarge` as soon as a header announces too much.
-    public mutating func nextFrame() throws(WireError) -> [UInt8]? {
+    package mutating func nextFrame() throws(WireError) -> [UInt8]? {
         guard buffer.count - start >= Framing.headerSize else { return nil }
         let length = Int(buffer[start]) | Int(buffer[start + 1]) << 8
             | Int(buffer[start + 2]) << 16 | Int(buffer[start + 3]) << 24
@@ -85,7 +85,7 @@ public struct FrameReader: Sendable {
 }
 
 /// Everything that can be wrong with bytes on the wire. Each names what was wrong.
-public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     case frameTooLarge(length: Int, maximum: Int)
     case truncated(field: String)
     case invalidTag(type: String, tag: UInt8)
@@ -98,7 +98,7 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Holding the decoded message would take more memory than the budget (`WireLimits`).
     case overBudget(limit: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .frameTooLarge(let length, let maximum):
             "frame of \(length) bytes exceeds the maximum of \(maximum)"

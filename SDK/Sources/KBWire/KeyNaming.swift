@@ -1,14 +1,14 @@
 /// How people name keys, in `kbhost type` and in tests: "space", "return",
 /// "delete", "shift" and "globe" name the key with that role whatever its
 /// label; "id:NAME" names a key by identifier; anything else is a label.
-public enum KeyNaming {
-    public static let roleNames: [String: KeyRole] = [
+package enum KeyNaming {
+    package static let roleNames: [String: KeyRole] = [
         "space": .space, "return": .return, "delete": .delete, "shift": .shift, "globe": .globe,
     ]
 
     /// Every name a layout's keys answer to, for lookups in O(1): the same
     /// answers as `find`, computed once per layout.
-    public static func index<Key>(_ rows: [[Key]], label: (Key) -> String, identifier: (Key) -> String,
+    package static func index<Key>(_ rows: [[Key]], label: (Key) -> String, identifier: (Key) -> String,
                                   role: (Key) -> KeyRole) -> [String: Position] {
         var index: [String: Position] = [:]
         for (r, row) in rows.enumerated().reversed() {
@@ -25,13 +25,13 @@ public enum KeyNaming {
         return index
     }
 
-    public struct Position: Hashable, Sendable {
-        public var row: Int
-        public var column: Int
+    package struct Position: Hashable, Sendable {
+        package var row: Int
+        package var column: Int
     }
 
     /// The row and column of the key a name refers to, if any.
-    public static func find<Key>(_ name: String, in rows: [[Key]], label: (Key) -> String,
+    package static func find<Key>(_ name: String, in rows: [[Key]], label: (Key) -> String,
                                  identifier: (Key) -> String, role: (Key) -> KeyRole) -> (row: Int, column: Int)? {
         func first(where match: (Key) -> Bool) -> (row: Int, column: Int)? {
             for (r, row) in rows.enumerated() {
@@ -49,7 +49,7 @@ public enum KeyNaming {
 }
 
 extension WireLayout {
-    public func position(ofKeyNamed name: String) -> (row: Int, column: Int)? {
+    package func position(ofKeyNamed name: String) -> (row: Int, column: Int)? {
         KeyNaming.find(name, in: rows, label: \.label, identifier: \.identifier, role: \.role)
     }
 }

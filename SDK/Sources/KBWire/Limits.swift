@@ -11,49 +11,49 @@ import KBText
 /// Sized from ordinary use, with room to spare: one insertion of a 2 MiB document,
 /// 300,000 one-letter insertions in one action (consecutive insertions travel as one
 /// effect), a layout of 100,000 keys (about 5 MB on the wire, 40 MB in the host).
-public enum WireLimits {
+package enum WireLimits {
     /// The most effects one reply carries (consecutive insertions count as one).
-    public static let maximumEffects = 65_536
+    package static let maximumEffects = 65_536
     /// The most bytes one call's effects take on the wire.
-    public static let maximumEffectBytes = 8 << 20
+    package static let maximumEffectBytes = 8 << 20
     /// The most memory the host spends on one reply's effects, as `ByteReader`
     /// counts it while it decodes them: each effect and layout row at its in-memory
     /// size, each key at `keyCost`, each string longer than 15 bytes (shorter ones
     /// live inline) at its UTF-8 size plus `stringOverhead`, and a key's identifier
     /// twice (the host's index copies it).
-    public static let maximumEffectMemory = 48 << 20
+    package static let maximumEffectMemory = 48 << 20
     /// What a key costs the host: decoded (a `WireKey`, 120 bytes), then again as
     /// the host's own layout (KBHost's `KeyboardLayout.Key`) and its two entries
     /// in that layout's index by label and identifier (KBHostTests checks that
     /// these fit). Measured: a layout of 100,000 keys raises `kbhost type`'s
     /// peak RSS by 39 MB over typing one key, frame included; it is counted as 40 MB.
-    public static let keyCost = 400
+    package static let keyCost = 400
     /// Header and terminator of a string's heap storage.
-    public static let stringOverhead = 33
+    package static let stringOverhead = 33
     /// The longest string Swift keeps inline, without heap storage (UTF-8 bytes).
-    public static let inlineStringBytes = 15
+    package static let inlineStringBytes = 15
     /// Header of an array's heap storage.
-    public static let arrayOverhead = 32
+    package static let arrayOverhead = 32
 
     /// What a string of `utf8Count` bytes costs the host once decoded.
     @inlinable
-    public static func stringCost(_ utf8Count: Int) -> Int {
+    package static func stringCost(_ utf8Count: Int) -> Int {
         utf8Count > inlineStringBytes ? utf8Count + stringOverhead : 0
     }
 
     /// The index entry "id:IDENTIFIER" the host makes for a key (a string of its own when long).
     @inlinable
-    public static func identifierIndexCost(_ utf8Count: Int) -> Int { stringCost(utf8Count + 3) }
+    package static func identifierIndexCost(_ utf8Count: Int) -> Int { stringCost(utf8Count + 3) }
 
     /// What an array of `count` elements of `stride` bytes costs the host once decoded.
     @inlinable
-    public static func arrayCost(_ count: Int, stride: Int) -> Int {
+    package static func arrayCost(_ count: Int, stride: Int) -> Int {
         count > 0 ? arrayOverhead + count * stride : 0
     }
 
     /// The wire size and the host's decoded cost of a list of effects, counted
     /// exactly as `ByteReader` counts them while it decodes the same list.
-    public static func measure(_ effects: [Effect]) -> (bytes: Int, memory: Int) {
+    package static func measure(_ effects: [Effect]) -> (bytes: Int, memory: Int) {
         var bytes = 4, memory = arrayCost(effects.count, stride: MemoryLayout<Effect>.stride)
         func string(_ s: String) {
             let n = s.utf8.count
@@ -97,7 +97,7 @@ public enum WireLimits {
 
     /// Why one call's effects may not travel as a reply, nil when they may:
     /// the sentence a keyboard author reads when their keyboard goes over.
-    public static func violation(_ effects: [Effect]) -> String? {
+    package static func violation(_ effects: [Effect]) -> String? {
         if effects.count > maximumEffects {
             return "made \(effects.count) changes in one call; one call may make at most \(maximumEffects) (KBH_MAX_CALL_EFFECTS)"
         }

@@ -4,20 +4,20 @@ import KBText
 // gets a new tag and a protocol version bump. Tests pin the bytes.
 
 /// What both directions' messages share: one way to write them, framed or not.
-public protocol WireMessage {
+package protocol WireMessage {
     func write(to writer: inout ByteWriter)
 }
 
 extension WireMessage {
     /// The message without framing.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var w = ByteWriter()
         write(to: &w)
         return w.bytes
     }
 
     /// The message as one frame, ready to send (one buffer, no copy).
-    public func encodedFrame() -> [UInt8] {
+    package func encodedFrame() -> [UInt8] {
         var w = ByteWriter.forFrame()
         write(to: &w)
         return w.frame()
@@ -25,7 +25,7 @@ extension WireMessage {
 }
 
 extension HostMessage: WireMessage {
-    public func write(to w: inout ByteWriter) {
+    package func write(to w: inout ByteWriter) {
         switch self {
         case .hello(let p, let a):
             w.u8(1); w.u32(p); w.u32(a)
@@ -42,7 +42,7 @@ extension HostMessage: WireMessage {
         }
     }
 
-    public static func decode(_ bytes: [UInt8]) throws(WireError) -> HostMessage {
+    package static func decode(_ bytes: [UInt8]) throws(WireError) -> HostMessage {
         var r = ByteReader(bytes)
         let message: HostMessage
         switch try r.u8("host message") {
@@ -64,7 +64,7 @@ extension HostMessage: WireMessage {
 }
 
 extension WorkerMessage: WireMessage {
-    public func write(to w: inout ByteWriter) {
+    package func write(to w: inout ByteWriter) {
         switch self {
         case .hello(let p, let a, let pid):
             w.u8(1); w.u32(p); w.u32(a); w.i32(pid)
@@ -82,7 +82,7 @@ extension WorkerMessage: WireMessage {
 
     /// Decodes a worker's message, spending at most `budget` bytes of memory on
     /// what it holds (see `WireLimits`): a hostile plugin may write any frame.
-    public static func decode(_ bytes: [UInt8], budget: Int = WireLimits.maximumEffectMemory) throws(WireError) -> WorkerMessage {
+    package static func decode(_ bytes: [UInt8], budget: Int = WireLimits.maximumEffectMemory) throws(WireError) -> WorkerMessage {
         var r = ByteReader(bytes, budget: budget)
         let message: WorkerMessage
         switch try r.u8("worker message") {

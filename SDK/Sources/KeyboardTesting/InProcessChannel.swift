@@ -47,7 +47,7 @@ final class InProcessChannel: KeyboardChannel {
             }
         } catch {
             ended = true  // a worker ends after its failure reply
-            throw self.failure(phase(), .loadFailed(error.kind, error.message))
+            throw self.failure(phase(), .loadFailed(.init(error.kind), error.message))
         }
         let frame = reply.encoded()
         guard frame.count <= Framing.maximumFrameSize else {

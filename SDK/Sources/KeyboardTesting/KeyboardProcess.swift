@@ -1,8 +1,8 @@
 import Foundation
-import KBHost
+public import KBHost
 import KBSystem
 import KBWire
-import KeyboardSDK
+public import KeyboardSDK
 
 /// Runs a built keyboard the way kbhost runs it — in its own sandboxed
 /// extension process, under a memory budget the governor enforces — and lets
@@ -90,7 +90,7 @@ public final class KeyboardProcess {
         var configuration = installation.processConfiguration
         configuration.memoryBudgetBytes = bytes
         let t = KeyboardTestDriver.convert(traits)
-        let access = KeyboardAccess(home: home, lexicon: lexicon.map { KBWire.LexiconEntry(userInput: $0.userInput, documentText: $0.documentText) })
+        let access = KeyboardAccess(home: home, lexicon: lexicon.map { TextReplacement(userInput: $0.userInput, documentText: $0.documentText) })
         do {
             session = try KeyboardSession(keyboard: LoadableKeyboard(manifest: manifest, libraryPath: library),
                                           document: TextDocument(text: text, traits: t), configuration: configuration,

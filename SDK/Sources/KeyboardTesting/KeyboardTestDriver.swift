@@ -6,7 +6,7 @@ import KBHost
 @_exported import enum KBText.Gesture
 import KBText
 import KBWire
-import KeyboardSDK
+public import KeyboardSDK
 
 /// Drives a keyboard in process, against a real document, in a unit test.
 /// The keyboard is called through the same ABI, the same selector checks and

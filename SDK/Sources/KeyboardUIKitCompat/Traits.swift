@@ -1,4 +1,4 @@
-import KeyboardSDK
+public import KeyboardSDK
 
 /// UIKit's names of the focused field's traits: KeyboardSDK's `TextInputTraits` types.
 

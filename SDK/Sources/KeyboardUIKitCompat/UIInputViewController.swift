@@ -1,4 +1,4 @@
-import KeyboardSDK
+public import KeyboardSDK
 
 /// UIKit's keyboard controller, over KeyboardSDK's `InputViewController`: subclass it as on
 /// iOS, and the same controller code compiles for both.
