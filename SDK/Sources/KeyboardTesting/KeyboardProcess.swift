@@ -30,7 +30,7 @@ public final class KeyboardProcess {
         var bytes: Int? {
             switch self {
             case .megabytes(let m): m > 0 ? m << 20 : nil
-            case .profile(let name): Governor.profiles.first { $0.name == name }?.budget
+            case .profile(let name): MemoryBudget.profile(named: name)?.budget
             }
         }
     }
