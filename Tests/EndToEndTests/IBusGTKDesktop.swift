@@ -228,6 +228,10 @@ final class GTKDesktop {
     /// Runs a tool to its end (at most `seconds`) and returns its status and output.
     @discardableResult
     func tool(_ path: String, _ arguments: String..., seconds: Double = 10) throws -> (status: Int32, out: String) {
+        try tool(path, arguments, seconds: seconds)
+    }
+
+    func tool(_ path: String, _ arguments: [String], seconds: Double = 10) throws -> (status: Int32, out: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -258,17 +262,7 @@ final class GTKDesktop {
     /// The ibus command line on this desktop's bus: its status and output.
     @discardableResult
     func ibus(_ arguments: String...) throws -> (status: Int32, out: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ibus")
-        process.arguments = arguments
-        process.environment = desktopEnv
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try tool("/usr/bin/ibus", arguments)
     }
 
     /// The end of a log this desktop's processes wrote (daemon.log, app.log), for failure messages.
