@@ -342,12 +342,14 @@ public final class ExtensionProcess {
     }
 
     /// The launcher is reaped; the keyboard's process (its grandchild) is
-    /// ending with it. Wait, briefly, until it has.
+    /// ending with it. Wait until it has: a killed process ends in milliseconds, but on a
+    /// loaded machine (a full test run on 2 cores) it once took longer than the 1 s this
+    /// waited, and a caller was told a keyboard had failed while its process still ran.
     private func awaitKeyboardProcess() {
         guard keyboardPidfd >= 0 else { return }
         _ = try? Sys.pidfdSendSignal(keyboardPidfd, SIGKILL)
         var fds = [pollfd(fd: keyboardPidfd, events: Int16(POLLIN), revents: 0)]
-        _ = try? Sys.poll(&fds, timeoutMilliseconds: 1000)
+        _ = try? Sys.poll(&fds, timeoutMilliseconds: 5000)
     }
 
     private func drainOutput() {
