@@ -51,9 +51,9 @@ final class IBusFrontEnd {
     var lastDrawn: (ObjectIdentifier?, Int?, String, UnsafeMutableRawPointer)?
     /// A failure to show in the auxiliary text until the next key.
     var notice = ""
-    /// The documents this engine produced since the app last told it its text:
-    /// surrounding text equal to one of these is an echo arriving late, not a change.
-    var recentDocuments: [Int] = []  // hashes: an app without surrounding text never clears them
+    /// The keyboard's edits the app has not reported back yet (its surrounding text may
+    /// arrive before them): a report is an echo, or the app's change with them on top.
+    var reported = ReportedText()
     /// While focus leaves or the field is reset, ibus-daemon commits the preedit itself
     /// (it is shown in commit mode): the keyboard's document follows without a second commit.
     var daemonCommitsPreedit = false
@@ -91,10 +91,7 @@ final class IBusFrontEnd {
         switch event {
         case .edited(let edit, let before, let after):
             guard let engine = focused else { return }
-            if after.markedRange == nil, kbh_ibus_has_surrounding_text(engine) != 0 {  // only such apps echo
-                recentDocuments.append(after.hashValue)
-                if recentDocuments.count > 32 { recentDocuments.removeFirst() }
-            }
+            if kbh_ibus_has_surrounding_text(engine) != 0 { reported.sent(edit, before: before, after: after) }  // only such apps report
             guard !daemonCommitsPreedit else { return }
             let operations = ClientEdit.operations(for: edit, before: before, after: after)
             if pending != nil { pending! += operations } else { deliver(operations, on: engine, oneAction: false) }
@@ -312,7 +309,7 @@ final class IBusFrontEnd {
         focused = engine
         handledPresses = []
         held = nil
-        recentDocuments = []
+        reported.forget()
         heldSinceFocus = []
         let state = engines[engine, default: EngineState()]
         engines[engine] = state
@@ -363,9 +360,8 @@ final class IBusFrontEnd {
         engines[engine, default: EngineState()].surrounding = buffer
         guard engine == focused, !manager.field.traits.isSecureTextEntry,
               manager.currentDocument.buffer.markedRange == nil else { return }
-        if recentDocuments.dropLast().contains(buffer.hashValue) { return }  // an echo of an earlier state
-        recentDocuments = []
-        act { manager.appChanged(buffer) }
+        guard let text = reported.reported(buffer) else { return }  // an echo of the keyboard's own edits
+        act { manager.appChanged(text) }
     }
 
     func contentType(_ engine: UnsafeMutableRawPointer, purpose: UInt32, hints: UInt32) {
