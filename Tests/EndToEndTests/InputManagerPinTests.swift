@@ -8,14 +8,10 @@ import Testing
 /// Each test has its control: the same thing unpinned does write them, or does switch.
 @Suite("Input manager (library): a field pinned to one keyboard", .serialized)
 struct InputManagerPinTests {
-    /// A world with the bundled keyboards and a keyboard that crashes on its "boom" key.
+    /// The library tests' world (the bundled keyboards and Crashy, which crashes on "boom"), with
+    /// the Calculator current and NumberPad not enabled.
     func world() throws -> (World, KeyboardRegistry, SettingsStore) {
-        let w = try World()
-        try w.makeBundle(id: "dev.example.Crashy", library: "libFaultKeyboards.so", principal: "CrashOnKey", name: "Crashy")
-        let registry = try KeyboardRegistry.discover(installation: Fixtures.installation, home: w.home,
-                                                     environment: ["KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory ?? "",
-                                                                   "KBHOST_KEYBOARDS": w.root + "/bundles"])
-        let store = SettingsStore(directory: w.home)
+        let (w, registry, store) = try InputManagerLibraryTests().world()
         try store.update { s in
             s.enabled = [SystemKeyboard.identifier, "dev.kbhost.Calculator", "dev.example.Crashy"]
             s.current = "dev.kbhost.Calculator"
