@@ -84,17 +84,8 @@ struct TypeCommand: ParsableCommand {
         field.traits.autocorrection = TextInputTraits.Tristate.named(autocorrection) ?? .default
         field.traits.autocapitalization = TextInputTraits.Autocapitalization.named(autocapitalization) ?? .sentences
         let steps = try allTaps()
-        // The input manager serves the field, with the named keyboard pinned to it: the
-        // user's settings give its grants and containers, and are not written.
-        let manager: InputManager
-        do {
-            let budget = try budget.bytes(context)
-            manager = try InputManager(installation: context.installation, store: context.store, registry: context.registry,
-                                       field: field, text: text, budget: budget,
-                                       pin: InputManager.Pin(keyboard: entry.identifier), launching: .script)
-        } catch let error as SettingsError {
-            throw exitWithError(error.description, status: Kbhost.Exit.badSettings)
-        }
+        // The input manager serves the field, with the named keyboard pinned to it.
+        let manager = try context.pinnedManager(entry.identifier, field: field, text: text, budget: budget)
         defer { manager.close() }
         manager.start()
         guard let session = manager.active else {
