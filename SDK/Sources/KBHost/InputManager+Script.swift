@@ -19,6 +19,7 @@ extension InputManager {
         /// What the keyboard is told about drawing its globe key (a script taps it; it switches nothing).
         public var needsInputModeSwitchKey: Bool
 
+        /// A pin of the keyboard with this identifier.
         public init(keyboard: String, needsInputModeSwitchKey: Bool = true) {
             self.keyboard = keyboard
             self.needsInputModeSwitchKey = needsInputModeSwitchKey
@@ -39,6 +40,7 @@ extension InputManager {
         /// The recent events a session keeps, each detail cut (nil: every one, whole).
         public var eventLimit: Int?
 
+        /// A way of starting keyboards; `person` and `script` are the two kbhost uses.
         public init(keepsSpare: Bool, leastLaunchDeadlineMilliseconds: Int?, eventLimit: Int?) {
             self.keepsSpare = keepsSpare
             self.leastLaunchDeadlineMilliseconds = leastLaunchDeadlineMilliseconds
