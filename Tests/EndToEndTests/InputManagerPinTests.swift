@@ -151,4 +151,22 @@ struct InputManagerPinTests {
             #expect(m.currentDocument.text == "か")
         }
     }
+
+    /// `kbhost type` runs on a pinned field: a keyboard that crashes there, or taps its globe key,
+    /// leaves the settings as they were (a session in `attach` would record the failure: the
+    /// unpinned control above), and the committed text is still printed (exit 4).
+    @Test func kbhostTypeWritesNothingToTheSettings() throws {
+        let (w, _, store) = try world()
+        let env = ["KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory ?? "", "KBHOST_KEYBOARDS": w.root + "/bundles"]
+        let before = try settingsFile(store)
+        let crashed = try w.run(["type", "--keyboard", "dev.example.Crashy", "1", "boom", "2"], extraEnvironment: env)
+        #expect(crashed.status == 4)
+        #expect(crashed.out == "1\n")
+        #expect(crashed.err.contains("failed during key 'boom': ended by signal"), "\(crashed.err)")
+        let globe = try w.run(["type", "--keyboard", "dev.kbhost.NumberPad", "4", "globe", "2"], extraEnvironment: env)
+        #expect(globe.status == 0, "\(globe.err)")
+        #expect(globe.out == "42\n")
+        #expect(try settingsFile(store) == before, "no failure recorded, no current keyboard changed")
+        #expect(try w.run(["current"], extraEnvironment: env).out == "dev.kbhost.Calculator\n")
+    }
 }
