@@ -14,6 +14,7 @@ struct TypeCommand: ParsableCommand {
               double:KEY       double tap          long:KEY      long press
               hold:KEY:MS      hold for MS ms      pause:MS      let MS ms pass
               rotate:landscape, rotate:portrait or rotate:WxH   the keyboard's size changes (viewWillTransition)
+              reopen           shown again: a new controller, the same process (as iOS)
             The keyboard gets its container, the user's text replacements and, when the user granted \
             it (kbhost access ID on), open access, as in kbhost attach.
             Example: kbhost type --keyboard dev.kbhost.Calculator 1 2 + 3 =   (prints 15)

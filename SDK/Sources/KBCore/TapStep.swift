@@ -2,10 +2,12 @@ public import KBText
 
 /// One step of a tap script, as `kbhost type`, `kbhost profile` and
 /// KeyboardProcess.run(script:) take them: a key name (label, role or id:NAME),
-/// double:KEY, long:KEY, hold:KEY:MS, pause:MS, rotate:portrait|landscape|WxH. `-`, `*` and `/`
-/// also reach `−`, `×` and `÷`, as in `kbhost attach`.
+/// double:KEY, long:KEY, hold:KEY:MS, pause:MS, rotate:portrait|landscape|WxH, and `reopen`
+/// (the keyboard is dismissed and presented again: a new controller in the same process, as
+/// iOS does; a key labelled "reopen" is reached with id:). `-`, `*` and `/` also reach `−`,
+/// `×` and `÷`, as in `kbhost attach`.
 public struct TapStep: Sendable {
-    public enum Kind: Hashable, Sendable { case gesture(Gesture, String), pause(Int), rotate(width: Double, height: Double) }
+    public enum Kind: Hashable, Sendable { case gesture(Gesture, String), pause(Int), rotate(width: Double, height: Double), reopen }
 
     /// A token that is not a step; says which and why.
     public struct Invalid: Error, CustomStringConvertible {
@@ -28,6 +30,7 @@ public struct TapStep: Sendable {
         case "long" where parts.count == 2: kind = .gesture(.longPress, parts[1])
         case "hold" where parts.count == 3: kind = .gesture(.hold(milliseconds: try ms(parts[2])), parts[1])
         case "pause" where parts.count == 2: kind = .pause(try ms(parts[1]))
+        case "reopen" where parts.count == 1: kind = .reopen
         case "rotate" where parts.count == 2:
             switch parts[1] {
             case "portrait": kind = .rotate(width: TapStep.portrait.width, height: TapStep.portrait.height)

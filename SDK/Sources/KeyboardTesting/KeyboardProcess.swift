@@ -114,7 +114,7 @@ public final class KeyboardProcess {
         for n in names { try tap(n) }
     }
 
-    /// A tap script as `kbhost type` takes it: key names, double:K, long:K, hold:K:MS, pause:MS, rotate:….
+    /// A tap script as `kbhost type` takes it: key names, double:K, long:K, hold:K:MS, pause:MS, rotate:…, reopen.
     public func run(script: String) throws(Failure) {
         let steps: [TapStep]
         do { steps = try TapStep.script(script) } catch { throw .script(error.description) }
