@@ -56,6 +56,11 @@ public struct GroupDefaultsStore: Sendable {
     /// How long a writer waits for the group's lock: a keyboard with open access
     /// can hold it, and must not freeze the app's side (or another keyboard) for good.
     public static let lockWait = 5.0
+    /// The most a group's defaults file may hold. Both sides read it whole, and a keyboard with
+    /// open access can write the file itself: a sparse file of 4 GB it made was read whole by
+    /// `kbhost defaults … read` (4.2 GB resident, 37 s; fourth red team). A larger file is
+    /// corrupt, never read, and a write that would make one is refused (EFBIG).
+    public static let maxFileBytes = 16 << 20
 
     public var containerPath: String { container.isEmpty ? root : root + "/" + container }
     public var directory: String { root + "/" + folder }
@@ -85,12 +90,24 @@ public struct GroupDefaultsStore: Sendable {
         try preferences.withLock(lockName, waitingAtMost: GroupDefaultsStore.lockWait) {
             var values = try load(from: preferences)
             try change(&values)
-            try preferences.write(fileName, DefaultsCoding.encode(values), mode: 0o600)
+            let bytes = DefaultsCoding.encode(values)
+            guard bytes.count <= GroupDefaultsStore.maxFileBytes else {
+                throw SystemError("write \(path): the group's defaults would take \(bytes.count) bytes, more than the "
+                                  + "\(GroupDefaultsStore.maxFileBytes >> 20) MiB they may", errno: EFBIG)
+            }
+            try preferences.write(fileName, bytes, mode: 0o600)
         }
     }
 
     private func load(from preferences: Directory) throws -> [String: DefaultValue] {
-        guard let bytes = try preferences.read(fileName) else { return [:] }
+        let bytes: [UInt8]
+        switch try preferences.read(fileName, limit: GroupDefaultsStore.maxFileBytes) {
+        case nil: return [:]
+        case .bytes(let read): bytes = read
+        case .tooLarge(let size):
+            throw CorruptDefaults(path: path, reason: "\(size) bytes, more than the \(GroupDefaultsStore.maxFileBytes >> 20) MiB "
+                                  + "a group's defaults may take")
+        }
         do { return try DefaultsCoding.decode(bytes) } catch {
             throw CorruptDefaults(path: path, reason: "\(error)")
         }
