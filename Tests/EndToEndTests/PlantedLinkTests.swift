@@ -159,4 +159,26 @@ struct HeldLockTests {
         #expect(try w.run(["defaults", group, "write", "k", "3"], extraEnvironment: env).status == 0)
         #expect(try w.run(["defaults", group, "read", "k"], extraEnvironment: env).out == "3\n")
     }
+
+    /// Fourth red team: a keyboard of the group that holds the lock must not get another one
+    /// killed. The keyboard's side waited the app's 5 s for it, past the host's 2.5 s deadline for
+    /// a call: the writer was killed as hung ("did not answer within 2500 ms"), a failure charged
+    /// to it. Now it waits 1 s and gets an error it can handle, and the keyboard lives on.
+    @Test func aHeldGroupLockIsAnErrorToAKeyboardNotAHang() throws {
+        let w = try World()
+        let env = ["KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory ?? ""]
+        let group = "group.dev.kbhost.Hostile"
+        #expect(try w.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: env).status == 0)
+        let control = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "defaults"], extraEnvironment: env)
+        #expect(control.status == 0 && control.out.contains("defaults: allowed"), "the control: the write goes through: \(control.out) \(control.err)")
+        let lock = w.home + "/Containers/Groups/\(group)/Library/Preferences/.\(group).lock"
+        let fd = open(lock, O_RDWR)
+        try #require(fd >= 0, "the lock file is where the store keeps it")
+        defer { close(fd) }
+        #expect(flock(fd, LOCK_EX) == 0)
+        let held = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "defaults", "own"], extraEnvironment: env)
+        #expect(held.status == 0, "not killed as hung: \(held.err)")
+        #expect(held.out.contains("defaults: denied") && held.out.contains("locked by another process"), "\(held.out)")
+        #expect(held.out.contains("own: allowed"), "the keyboard went on to its next key")
+    }
 }

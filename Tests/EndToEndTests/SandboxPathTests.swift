@@ -83,4 +83,30 @@ extension SandboxTests {
             #expect(r.err.contains("KBHostReadOnlyPaths") && r.err.contains(why), "\(r.err)")
         }
     }
+
+    /// Fourth red team: a folder everyone may read is checked inside too. The keyboard runs as
+    /// the user, so `/etc/default` gave a keyboard of root `/etc/default/cacerts` (0600), and an
+    /// ordinary user's 0600 file in a folder under /opt was read the same way. A folder holding a
+    /// file only its owner may read now stops the keyboard; the control, the same folder with the
+    /// file readable by everyone, runs it.
+    @Test(.enabled(if: getuid() == 0, "needs to make a folder under /opt (root; CI runs as root)"))
+    func aReadOnlyFolderHoldingAPrivateFileIsRefused() throws {
+        let w = try world()
+        let folder = "/opt/kbhost-test-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder + "/sub", withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o755])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let key = folder + "/sub/key"
+        _ = FileManager.default.createFile(atPath: key, contents: Data("key".utf8), attributes: [.posixPermissions: 0o644])
+        try w.makeBundle(id: "dev.example.Reader", library: "libNumberPadKeyboard.so", principal: "NumberPadViewController",
+                         extra: ["KBHostReadOnlyPaths": [folder]])
+        let run = { try w.run(["type", "--keyboard", "dev.example.Reader", "1"],
+                              extraEnvironment: env.merging(["KBHOST_KEYBOARDS": w.root + "/bundles"]) { $1 }) }
+        let control = try run()
+        #expect(control.status == 0 && control.out == "1\n", "the control: a folder whose files everyone may read: \(control.err)")
+        chmod(key, 0o600)
+        let r = try run()
+        #expect(r.status == 4, "\(r.out)")
+        #expect(r.err.contains("KBHostReadOnlyPaths") && r.err.contains("holds '\(key)', which not everyone may read"), "\(r.err)")
+    }
 }

@@ -52,3 +52,35 @@ extension GroupDefaultsTests {
         #expect(throws: CorruptDefaults.self) { try s.set(.bool(true), forKey: "x") }
     }
 }
+
+/// Fourth red team: a keyboard with open access writes its group's defaults file itself, and
+/// both sides read that file whole. A sparse file of 4 GB was read whole by `kbhost defaults
+/// read` (4.2 GB resident); now a file over `maxFileBytes` is refused by its size before a byte
+/// is read, and no write makes one.
+extension GroupDefaultsTests {
+    @Test func aSparseFileOfGigabytesIsRefusedByItsSize() throws {
+        let s = try store()
+        let valid = DefaultsCoding.encode(["k": .string("v")])
+        try Data(valid).write(to: URL(fileURLWithPath: s.path))
+        #expect(try s.load() == ["k": .string("v")], "the control: the same file at its own size loads")
+        let fd = open(s.path, O_WRONLY)
+        #expect(fd >= 0)
+        #expect(ftruncate(fd, 4_000_000_000) == 0)
+        close(fd)
+        let error = try #require(throws: CorruptDefaults.self) { try s.load() }
+        #expect("\(error)".contains("4000000000 bytes, more than the 16 MiB a group's defaults may take"), "\(error)")
+        #expect(throws: CorruptDefaults.self) { try s.set(.bool(true), forKey: "x") }
+        var st = stat()
+        #expect(stat(s.path, &st) == 0 && st.st_size == 4_000_000_000, "left as it is")
+    }
+
+    @Test func noWriteMakesAFileLargerThanTheLimit() throws {
+        let s = try store()
+        let fits = [UInt8](repeating: 7, count: GroupDefaultsStore.maxFileBytes - 64)
+        try s.set(.data(fits), forKey: "big")
+        #expect(try s.load() == ["big": .data(fits)], "the control: just under the limit is written and read")
+        let error = try #require(throws: SystemError.self) { try s.set(.data([1, 2, 3, 4, 5, 6, 7, 8] + fits), forKey: "more") }
+        #expect(error.errno == EFBIG)
+        #expect(try s.load() == ["big": .data(fits)], "nothing was written")
+    }
+}

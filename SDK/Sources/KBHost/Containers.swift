@@ -152,7 +152,47 @@ public struct KeyboardAccess: Sendable {
             throw SystemError("KBHostReadOnlyPaths: \(TerminalText.quoted(declared)) is \(TerminalText.quoted(resolved)), \(why)",
                               errno: EACCES)
         }
+        if isDirectory, let hidden = try firstUnreadable(in: resolved) {
+            throw SystemError("KBHostReadOnlyPaths: \(TerminalText.quoted(declared)) holds \(TerminalText.quoted(hidden)), "
+                              + "which not everyone may read", errno: EACCES)
+        }
         return resolved
+    }
+
+    /// The most entries a KBHostReadOnlyPaths folder may hold (it is walked at every launch).
+    static let systemDataEntries = 10_000
+
+    /// The first thing in `folder` (walked without following links) that not everyone may read:
+    /// the keyboard runs as the user, so a folder everyone may read would otherwise hand it the
+    /// user's own private files in it (fourth red team: `/etc/default` gave a keyboard of root
+    /// `/etc/default/cacerts`, 0600; an ordinary user's 0600 file in a folder under /opt, the same).
+    /// A link is not followed: in the keyboard's root it leads only to what is mounted there.
+    static func firstUnreadable(in folder: String) throws -> String? {
+        var pending = [folder], seen = 0
+        while let current = pending.popLast() {
+            guard let dir = opendir(current) else { return current }
+            defer { closedir(dir) }
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if name == "." || name == ".." { continue }
+                seen += 1
+                guard seen <= systemDataEntries else {
+                    throw SystemError("KBHostReadOnlyPaths: \(TerminalText.quoted(folder)) holds more than \(systemDataEntries) "
+                                      + "files and folders; name the ones the keyboard needs", errno: E2BIG)
+                }
+                let path = current + "/" + name
+                guard let st = try? Sys.linkStatus(path) else { return path }
+                switch st.st_mode & S_IFMT {
+                case S_IFLNK: continue
+                case S_IFDIR:
+                    guard st.st_mode & 0o005 == 0o005 else { return path }
+                    pending.append(path)
+                default:
+                    guard st.st_mode & 0o004 == 0o004 else { return path }
+                }
+            }
+        }
+        return nil
     }
 
     /// The sandbox for a keyboard: its bundle, the system data it declares,

@@ -54,15 +54,18 @@ public enum AtomicFile {
 
 /// What AtomicFile and Directory do once a file is open.
 enum FileBytes {
-    static func readAll(_ fd: Int32, path: String) throws(SystemError) -> [UInt8] {
+    /// Everything to the end, or (with `limit`) a little more than `limit` bytes at most:
+    /// the caller sees a count over the limit and refuses the file.
+    static func readAll(_ fd: Int32, path: String, stoppingAfter limit: Int = .max) throws(SystemError) -> [UInt8] {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
         defer { chunk.deallocate() }
         var bytes: [UInt8] = []
-        while true {
+        while bytes.count <= limit {
             let n = try Sys.check("read \(path)") { Glibc.read(fd, chunk.baseAddress, chunk.count) }
             if n == 0 { return bytes }
             bytes.append(contentsOf: chunk[..<n])
         }
+        return bytes
     }
 
     /// Runs `body` holding an exclusive flock on `fd`: waiting as long as it

@@ -88,6 +88,27 @@ public final class Directory {
         return try FileBytes.readAll(fd, path: child(name))
     }
 
+    /// A file's bytes if it holds at most `limit` of them, for a file someone else may have
+    /// written (a group's defaults): nil if there is none, otherwise its bytes, or `.tooLarge`
+    /// with its size, measured with fstat before a byte is read (a sparse file of gigabytes
+    /// costs nothing) and checked again while reading (a file that grows meanwhile).
+    public func read(_ name: String, limit: Int) throws -> BoundedRead? {
+        guard let fd = try openFile(name, O_RDONLY, create: false) else { return nil }
+        defer { Sys.close(fd) }
+        var st = stat()
+        _ = try Sys.check("fstat \(child(name))") { fstat(fd, &st) }
+        guard st.st_size <= limit else { return .tooLarge(bytes: Int(st.st_size)) }
+        let bytes = try FileBytes.readAll(fd, path: child(name), stoppingAfter: limit)
+        return bytes.count <= limit ? .bytes(bytes) : .tooLarge(bytes: bytes.count)
+    }
+
+    /// What `read(_:limit:)` found.
+    public enum BoundedRead: Hashable, Sendable {
+        case bytes([UInt8])
+        /// Larger than the limit: its size (at least limit + 1 when it grew while read).
+        case tooLarge(bytes: Int)
+    }
+
     /// Replaces a file atomically and durably: a new temporary file here,
     /// fsync, renameat over `name`, fsync of the folder. A link at `name` is
     /// replaced, never followed.

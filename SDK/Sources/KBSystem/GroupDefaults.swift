@@ -38,15 +38,19 @@ public struct GroupDefaultsStore: Sendable {
     /// The group's container, relative to `root` ("" when `root` is the container).
     public let container: String
 
-    public init(group: String, root: String, container: String) {
+    /// How long this side waits for the group's lock (`lockWait` unless told).
+    public let waitForLock: Double
+
+    public init(group: String, root: String, container: String, waitForLock: Double = GroupDefaultsStore.lockWait) {
         self.group = group
         self.root = root
         self.container = container
+        self.waitForLock = waitForLock
     }
 
     /// The store of a group whose container is `containerPath` (trusted as the root).
-    public init(group: String, containerPath: String) {
-        self.init(group: group, root: containerPath, container: "")
+    public init(group: String, containerPath: String, waitForLock: Double = GroupDefaultsStore.lockWait) {
+        self.init(group: group, root: containerPath, container: "", waitForLock: waitForLock)
     }
 
     /// Library/Preferences, relative to `root`.
@@ -56,6 +60,14 @@ public struct GroupDefaultsStore: Sendable {
     /// How long a writer waits for the group's lock: a keyboard with open access
     /// can hold it, and must not freeze the app's side (or another keyboard) for good.
     public static let lockWait = 5.0
+    /// How long a keyboard's process waits for it: less than the host waits for any call to
+    /// return (2.5 s), so a lock another keyboard holds is an error (EWOULDBLOCK), not a hang.
+    public static let keyboardLockWait = 1.0
+    /// The most a group's defaults file may hold. Both sides read it whole, and a keyboard with
+    /// open access can write the file itself: a sparse file of 4 GB it made was read whole by
+    /// `kbhost defaults … read` (4.2 GB resident, 37 s; fourth red team). A larger file is
+    /// corrupt, never read, and a write that would make one is refused (EFBIG).
+    public static let maxFileBytes = 16 << 20
 
     public var containerPath: String { container.isEmpty ? root : root + "/" + container }
     public var directory: String { root + "/" + folder }
@@ -82,15 +94,27 @@ public struct GroupDefaultsStore: Sendable {
     /// Reads, changes and writes the whole group under the lock.
     public func update(_ change: (inout [String: DefaultValue]) throws -> Void) throws {
         let preferences = try makeDirectory()
-        try preferences.withLock(lockName, waitingAtMost: GroupDefaultsStore.lockWait) {
+        try preferences.withLock(lockName, waitingAtMost: waitForLock) {
             var values = try load(from: preferences)
             try change(&values)
-            try preferences.write(fileName, DefaultsCoding.encode(values), mode: 0o600)
+            let bytes = DefaultsCoding.encode(values)
+            guard bytes.count <= GroupDefaultsStore.maxFileBytes else {
+                throw SystemError("write \(path): the group's defaults would take \(bytes.count) bytes, more than the "
+                                  + "\(GroupDefaultsStore.maxFileBytes >> 20) MiB they may", errno: EFBIG)
+            }
+            try preferences.write(fileName, bytes, mode: 0o600)
         }
     }
 
     private func load(from preferences: Directory) throws -> [String: DefaultValue] {
-        guard let bytes = try preferences.read(fileName) else { return [:] }
+        let bytes: [UInt8]
+        switch try preferences.read(fileName, limit: GroupDefaultsStore.maxFileBytes) {
+        case nil: return [:]
+        case .bytes(let read): bytes = read
+        case .tooLarge(let size):
+            throw CorruptDefaults(path: path, reason: "\(size) bytes, more than the \(GroupDefaultsStore.maxFileBytes >> 20) MiB "
+                                  + "a group's defaults may take")
+        }
         do { return try DefaultsCoding.decode(bytes) } catch {
             throw CorruptDefaults(path: path, reason: "\(error)")
         }
