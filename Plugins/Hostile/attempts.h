@@ -137,5 +137,6 @@ HIDDEN void try_perf(hostile *self);
 HIDDEN void try_userfaultfd(hostile *self);
 HIDDEN void try_int80(hostile *self);
 HIDDEN void try_named_group(hostile *self);
+HIDDEN void try_rcvbuf(hostile *self);
 
 #endif

@@ -93,6 +93,7 @@ static const struct attempt {
     {"sysinfo", "sysinfo", try_sysinfo}, {"syslog", "syslog", try_syslog}, {"perf", "perf", try_perf},
     {"userfaultfd", "userfaultfd", try_userfaultfd}, {"int80", "int80", try_int80},
     {"named-group", "namedGroup", try_named_group},
+    {"rcvbuf", "rcvbuf", try_rcvbuf},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])
 

@@ -127,3 +127,19 @@ void try_named_group(hostile *self) {
     snprintf(detail, sizeof detail, "read \"%.*s\" (%s by the host)", (int)(n > 0 ? n : 0), buf, given ? "given" : "not given");
     report(self, "named-group", 1, detail);
 }
+
+/* With open access: a UDP socket's receive queue raised to the machine's maximum. Its
+   datagrams are kernel memory its footprint never shows; 200 such sockets filling each
+   other held 1.59 GB (fourth red team, N5). */
+void try_rcvbuf(hostile *self) {
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) { report_errno(self, "rcvbuf", errno); return; }
+    int size = 64 << 20;
+    int rc = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size), e = errno;
+    int got = 0;
+    socklen_t length = sizeof got;
+    getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &length);
+    close(fd);
+    if (rc < 0) { report_errno(self, "rcvbuf", e); return; }
+    report_ok(self, "rcvbuf", "a receive queue of %ld bytes", (long)got);
+}

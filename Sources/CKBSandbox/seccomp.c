@@ -78,6 +78,18 @@ static void answer(void *context, long value) {
 #endif
 }
 
+// A socket's buffer size, which setsockopt may not change: its name, or NULL.
+static const char *buffer_option(long level, long name) {
+    if (level != SOL_SOCKET) return NULL;
+    switch (name) {
+    case SO_SNDBUF: return "setsockopt(SO_SNDBUF)";
+    case SO_RCVBUF: return "setsockopt(SO_RCVBUF)";
+    case SO_SNDBUFFORCE: return "setsockopt(SO_SNDBUFFORCE)";
+    case SO_RCVBUFFORCE: return "setsockopt(SO_RCVBUFFORCE)";
+    }
+    return NULL;
+}
+
 // A call closed because the memory it holds would escape the budget: which one, or NULL.
 static const char *closed_memory_call(int nr, void *context) {
     ucontext_t *uc = context;
@@ -90,9 +102,11 @@ static const char *closed_memory_call(int nr, void *context) {
     case SCMP_SYS(pipe): return "pipe";
     case SCMP_SYS(prctl): return uc->uc_mcontext.gregs[REG_RDI] == PR_SET_THP_DISABLE ? "prctl(PR_SET_THP_DISABLE)" : NULL;
     case SCMP_SYS(mmap): return (uc->uc_mcontext.gregs[REG_R10] & MAP_HUGETLB) ? "mmap(MAP_HUGETLB)" : NULL;
+    case SCMP_SYS(setsockopt): return buffer_option(uc->uc_mcontext.gregs[REG_RSI], uc->uc_mcontext.gregs[REG_RDX]);
 #elif defined(__aarch64__)
     case SCMP_SYS(prctl): return uc->uc_mcontext.regs[0] == PR_SET_THP_DISABLE ? "prctl(PR_SET_THP_DISABLE)" : NULL;
     case SCMP_SYS(mmap): return (uc->uc_mcontext.regs[3] & MAP_HUGETLB) ? "mmap(MAP_HUGETLB)" : NULL;
+    case SCMP_SYS(setsockopt): return buffer_option((long)uc->uc_mcontext.regs[1], (long)uc->uc_mcontext.regs[2]);
 #endif
     }
     return NULL;

@@ -72,6 +72,21 @@ extension SandboxTests {
         #expect(o["userfaultfd"] == "allowed: made a userfaultfd")
     }
 
+    /// With open access a keyboard makes UDP sockets, but may not raise their buffers: their
+    /// queued datagrams are kernel memory no footprint shows (fourth red team, N5: 1.59 GB held
+    /// by 200 sockets filling each other). The control: the same call outside the sandbox.
+    @Test func socketBuffersCannotBeRaisedWithOpenAccess() throws {
+        let scene = try Scene()
+        #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
+        let (o, log) = try attempt(scene, ["udp", "rcvbuf"])
+        #expect(o["udp"]?.hasPrefix("allowed") == true, "UDP itself is open: \(o["udp"] ?? "nothing")")
+        #expect(o["rcvbuf"] == SandboxTests.seccomp, "\(o["rcvbuf"] ?? "nothing")")
+        #expect(log.contains("kbhost sandbox: setsockopt(SO_RCVBUF) is closed to keyboards: memory held that way would escape the memory budget (EPERM)"),
+                "\(log)")
+        let control = try scene.attemptUnsandboxed(["rcvbuf"])
+        #expect(control["rcvbuf"]?.hasPrefix("allowed: a receive queue of") == true, "\(control["rcvbuf"] ?? "nothing")")
+    }
+
     /// A 32-bit system call (int 0x80) ends the keyboard, as x32 does.
     @Test func anInt80SystemCallEndsTheKeyboard() throws {
         let w = try World()
