@@ -150,7 +150,7 @@ let package = Package(
         .testTarget(name: "KBWireTests", dependencies: ["KBWire", "KBText"], exclude: ["Fixtures"]),
         // The core's rules (cycling, settings, budgets, tap steps), with no files, clock or processes.
         .testTarget(name: "KBCoreTests", dependencies: ["KBCore", "KBText"]),
-        .testTarget(name: "KeyboardSDKTests", dependencies: ["KeyboardSDK", "KeyboardTesting", "CKeyboardABI"]),
+        .testTarget(name: "KeyboardSDKTests", dependencies: ["KeyboardSDK", "KeyboardTesting", "CKeyboardABI", "KBExtensionRuntime", "KBWire", "KBText"]),
         // The contract the ABI header and the wire share: the two modules cannot see each other.
         .testTarget(name: "KBExtensionRuntimeTests", dependencies: ["KBExtensionRuntime", "KBWire", "CKeyboardABI"]),
         // One test target per Swift keyboard, on its code target: every export target defines the

@@ -92,7 +92,7 @@ def sandbox(paths=(), container="", groups=(), missing=()):
     return out + u32(len(missing)) + b"".join(string(m) for m in missing)
 
 
-def host_hello(protocol=3, abi=1): return u8(1) + u32(protocol) + u32(abi)
+def host_hello(protocol=4, abi=1): return u8(1) + u32(protocol) + u32(abi)
 
 
 def load(path="/k/libK.so", cls="K", f=None, w=None, s=None):
@@ -120,7 +120,7 @@ MEMORY_WARNING = u8(5)
 
 # --- Worker → host messages (WorkerMessage) ---
 
-def worker_hello(protocol=3, abi=1, pid=42): return u8(1) + u32(protocol) + u32(abi) + i32(pid)
+def worker_hello(protocol=4, abi=1, pid=42): return u8(1) + u32(protocol) + u32(abi) + i32(pid)
 
 
 def effects(items, count=None):
@@ -156,6 +156,7 @@ ADVANCE, DISMISS, CLICK = u8(4), u8(5), u8(6)
 def log(level, text): return u8(7) + u8(level) + string(text)
 def pasteboard(text): return u8(8) + string(text)
 def sound(name): return u8(9) + string(name)
+def key_extras(row, col, payload=None): return u8(10) + i32(row) + i32(col) + optional(payload)
 
 
 QWERTY = [[wkey(c, c.upper()) for c in row] for row in ("qwertyuiop", "asdfghjkl", "zxcvbnm")] + [
@@ -195,7 +196,9 @@ WORKER_VALID = {
     "done-click": done(7, [CLICK]), "done-log": done(7, [log(0, "hi"), log(255, "\x1b[2J")]),
     "done-pasteboard": done(7, [pasteboard("copied 📋")]), "done-sound": done(7, [sound("Tock")]),
     "done-every-effect": done(9, [insert("ab"), DELETE, adjust(-1), marked_text("k", 0, 1), UNMARK, layout(QWERTY),
-                                  display("d"), ADVANCE, DISMISS, CLICK, log(3, "l"), pasteboard("p"), sound("s")]),
+                                  display("d"), ADVANCE, DISMISS, CLICK, log(3, "l"), pasteboard("p"), sound("s"),
+                                  key_extras(0, 0, "x")]),
+    "done-key-extras": done(7, [layout(QWERTY), key_extras(0, 2, "mode.greek"), key_extras(3, 0), key_extras(-1, 2**31 - 1, "")]),
     "done-at-effect-limit": done(7, [CLICK] * MAX_EFFECTS),
     "done-long-string": done(7, [insert("é" * 20_000)]),
     "failure": failure(), "failure-every-kind": None,
@@ -256,6 +259,7 @@ refused = [
     (W, "truncated", "failure-message-length-max", frame(u8(4) + u8(0) + u32(0xFFFFFFFF))),
     (W, "truncated", "layout-key-cut", frame(done(1, [layout([[wkey()]])])[:-1])),
     (W, "truncated", "selector-types-cut", frame(loaded((("a", "v@:"),))[:-3])),
+    (W, "truncated", "key-extras-cut", frame(done(1, [key_extras(0, 0, "payload")])[:-2])),
     (H, "truncated", "empty-frame", frame(b"")),
     (H, "truncated", "load-cut-in-facts", frame(load()[:20])),
     (H, "truncated", "deliver-no-call", frame(u8(3) + u64(1) + b"\x00\x00")),
@@ -263,7 +267,7 @@ refused = [
     # Unknown tags: message kinds that do not exist, wrong kinds of nested values.
     (W, "invalidTag", "message-0", frame(u8(0))), (W, "invalidTag", "message-5", frame(u8(5) + b"\x00" * 8)),
     (W, "invalidTag", "message-255", frame(u8(255))),
-    (W, "invalidTag", "effect-0", frame(done(1, [u8(0)]))), (W, "invalidTag", "effect-10", frame(done(1, [u8(10)]))),
+    (W, "invalidTag", "effect-0", frame(done(1, [u8(0)]))), (W, "invalidTag", "effect-11", frame(done(1, [u8(11)]))),
     (W, "invalidTag", "edit-6", frame(done(1, [u8(1) + u8(6)]))), (W, "invalidTag", "edit-0", frame(done(1, [u8(1) + u8(0)]))),
     (W, "invalidTag", "key-role-8", frame(done(1, [layout([[wkey(role=8)]])]))),
     (W, "invalidTag", "failure-kind-11", frame(failure(11))), (W, "invalidTag", "failure-kind-255", frame(failure(255))),
@@ -282,6 +286,7 @@ refused = [
     (W, "invalidUTF8", "key-label", frame(done(1, [layout([[string("k") + raw_string(b"\xff") + wkey()[10:]]])]))),
     (W, "invalidUTF8", "selector-name", frame(u8(2) + u32(1) + raw_string(b"\xfe") + string("v@:") + effects([]))),
     (W, "invalidUTF8", "failure-message", frame(u8(4) + u8(1) + raw_string(b"\xc3"))),
+    (W, "invalidUTF8", "key-payload", frame(done(1, [u8(10) + i32(0) + i32(0) + u8(1) + raw_string(b"\xc0\xaf")]))),
     (W, "invalidUTF8", "log-message", frame(done(1, [u8(7) + u8(0) + raw_string(b"\xf8\x88\x80\x80\x80")]))),
     (H, "invalidUTF8", "plugin-path", frame(u8(2) + raw_string(b"/k/\xff.so") + load()[1 + 4 + 10:])),
     (H, "invalidUTF8", "window-text", frame(deliver(1, MEMORY_WARNING, None, raw_string(b"\xed\xbf\xbf") + window()[4:]))),

@@ -12,9 +12,9 @@ struct ByteFixtureTests {
     /// `.deliver(sequence: 1, no facts, no window, call)` with the call's bytes spelled out.
     func deliver(_ callBytes: [UInt8]) -> [UInt8] { [3] + le64(1) + [0, 0] + callBytes }
 
-    @Test("Versions are 3 (protocol: the overLimit failure, replies bounded) and 1 (ABI: the host table only grew)")
+    @Test("Versions are 4 (protocol: key extras) and 1 (ABI: the host table only grew)")
     func versions() {
-        #expect(WireVersion.protocolVersion == 3)
+        #expect(WireVersion.protocolVersion == 4)
         #expect(WireVersion.abiVersion == 1)
     }
 
@@ -123,6 +123,9 @@ struct ByteFixtureTests {
             (.dismissKeyboard, [5]),
             (.playInputClick, [6]),
             (.log(level: 2, message: "w"), [7, 2, 1, 0, 0, 0, 0x77]),
+            (.setKeyExtras(KeyExtrasChange(row: 1, column: 2, extras: KeyExtras(payload: "p"))),
+             [10] + le32(1) + le32(2) + [1] + utf8String("p")),
+            (.setKeyExtras(KeyExtrasChange(row: 0, column: 0, extras: KeyExtras())), [10] + le32(0) + le32(0) + [0]),
         ]
         for (effect, bytes) in cases {
             let m = WorkerMessage.done(sequence: 0, effects: [effect])

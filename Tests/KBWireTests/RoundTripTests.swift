@@ -48,10 +48,11 @@ struct RoundTripTests {
             case .log: effectTags.insert("log")
             case .setPasteboard: effectTags.insert("setPasteboard")
             case .playSound: effectTags.insert("playSound")
+            case .setKeyExtras: effectTags.insert("setKeyExtras")
             }
         }
         #expect(callTags.count == 5)
-        #expect(effectTags.count == 9)
+        #expect(effectTags.count == 10)
         #expect(editTags.count == 5)
         let kinds = Samples.workerMessages.compactMap { m -> WorkerFailure.Kind? in
             if case .failure(let f) = m { return f.kind } else { return nil }

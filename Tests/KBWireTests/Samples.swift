@@ -103,6 +103,9 @@ enum Samples {
         .advanceToNextInputMode, .dismissKeyboard, .playInputClick,
         .log(level: 0, message: ""), .log(level: 255, message: "plugin said: héllo\n"),
         .setPasteboard(""), .setPasteboard("copied ✂️\n"), .playSound("Tock"), .playSound(""),
+        .setKeyExtras(KeyExtrasChange(row: 0, column: 2, extras: KeyExtras(payload: "mode.greek"))),
+        .setKeyExtras(KeyExtrasChange(row: .max, column: -1, extras: KeyExtras())),
+        .setKeyExtras(KeyExtrasChange(row: 1, column: 0, extras: KeyExtras(payload: String(repeating: "π", count: 40)))),
     ]
 
     static let workerMessages: [WorkerMessage] = {

@@ -37,6 +37,12 @@ extension KeyboardSession {
                 keyboardSetPasteboard(text)
             case .playSound(let name):
                 events.append(SessionEvent("playSound", name))
+            case .setKeyExtras(let change):
+                guard layout.setExtras(KeyboardLayout.KeyExtras(change.extras), row: Int(change.row), column: Int(change.column)) else {
+                    throw fail(violation("gave extras to key (\(change.row), \(change.column)), which its layout does not have",
+                                         phase: "set_key_extras"))
+                }
+                layoutVersion &+= 1
             }
         }
         if !mirror.matches(document.buffer) { mirror.isStale = true }

@@ -186,6 +186,10 @@ extension ByteWriter {
         }
     }
 
+    mutating func keyExtras(_ e: KeyExtras) {
+        optionalString(e.payload)
+    }
+
     mutating func effects(_ list: [Effect]) {
         count(list.count)
         for e in list {
@@ -199,6 +203,7 @@ extension ByteWriter {
             case .log(let level, let message): u8(7); u8(level); string(message)
             case .setPasteboard(let s): u8(8); string(s)
             case .playSound(let s): u8(9); string(s)
+            case .setKeyExtras(let change): u8(10); i32(change.row); i32(change.column); keyExtras(change.extras)
             }
         }
     }
@@ -332,6 +337,10 @@ extension ByteReader {
         return WireLayout(display: display, rows: rows)
     }
 
+    mutating func keyExtras() throws(WireError) -> KeyExtras {
+        KeyExtras(payload: try optionalString("key payload"))
+    }
+
     mutating func effects() throws(WireError) -> [Effect] {
         let n = try count("effects")
         guard n <= WireLimits.maximumEffects else { throw .overLimit(field: "effects", count: n, limit: WireLimits.maximumEffects) }
@@ -349,6 +358,10 @@ extension ByteReader {
             case 7: list.append(.log(level: try u8("log level"), message: try string("log message")))
             case 8: list.append(.setPasteboard(try string("pasteboard text")))
             case 9: list.append(.playSound(try string("sound name")))
+            case 10:
+                try charge(WireLimits.keyExtrasCost)
+                let row = try i32("extras row"), column = try i32("extras column")
+                list.append(.setKeyExtras(KeyExtrasChange(row: row, column: column, extras: try keyExtras())))
             case let tag: throw .invalidTag(type: "effect", tag: tag)
             }
         }

@@ -8,7 +8,7 @@ package import KBText
 /// worker. A worker's plugin output on stdout/stderr is log text, never protocol.
 package enum WireVersion {
     /// Bumped on any change to a message's shape; the handshake compares both sides'.
-    package static let protocolVersion: UInt32 = 3
+    package static let protocolVersion: UInt32 = 4
     /// The plugin ABI this build of kbhost speaks: KBH_ABI_VERSION in kbhost_keyboard.h,
     /// copied because the wire is pure and may not import the header (the host must not
     /// reach it). KBExtensionRuntimeTests fails when the two differ.
@@ -251,6 +251,33 @@ package enum Effect: Hashable, Sendable {
     case setPasteboard(String)
     /// The keyboard played a sound other than the click (it has full access).
     case playSound(String)
+    /// The keyboard gave a key of its current layout extras (kbh_key_extras_v1), replacing
+    /// any it had. Boxed: the common effects stay small.
+    indirect case setKeyExtras(KeyExtrasChange)
+}
+
+/// What a key carries beyond its `WireKey` (kbhost_keyboard.h's kbh_key_extras_v1),
+/// set after the layout: most keys have none, so they travel and live apart from the keys.
+package struct KeyExtras: Hashable, Sendable {
+    /// A string the key's actions read (KeySpec.payload); nil: none.
+    package var payload: String?
+
+    package init(payload: String? = nil) {
+        self.payload = payload
+    }
+}
+
+/// `Effect.setKeyExtras`: the key at a place in the current layout, and its extras.
+package struct KeyExtrasChange: Hashable, Sendable {
+    package var row: Int32
+    package var column: Int32
+    package var extras: KeyExtras
+
+    package init(row: Int32, column: Int32, extras: KeyExtras) {
+        self.row = row
+        self.column = column
+        self.extras = extras
+    }
 }
 
 /// Raw values are the kbh_key_role constants of the same name (the wire carries them),

@@ -46,12 +46,16 @@ public struct KeySpec: Hashable, Sendable {
     public var doubleTapAction: String?
     /// While the key is held, its action repeats (after 0.4 s, then every 0.1 s).
     public var repeats: Bool
+    /// A string the key carries for its actions (`Key.payload`): keys that share one action
+    /// (five mode keys, one `setMode:`) read it instead of parsing their identifier or label.
+    public var payload: String?
 
     /// A key whose actions are selectors of the controller's `keyActions`
     /// (or the built-in ones); by default it inserts its label.
     public init(_ label: String, identifier: String? = nil, role: KeyRole = .character, width: Double = 1,
                 action: String? = KeyAction.insertKeyLabel.selector, touchDownAction: String? = nil,
-                longPressAction: String? = nil, doubleTapAction: String? = nil, repeats: Bool = false) {
+                longPressAction: String? = nil, doubleTapAction: String? = nil, repeats: Bool = false,
+                payload: String? = nil) {
         self.identifier = identifier
         self.label = label
         self.role = role
@@ -61,17 +65,21 @@ public struct KeySpec: Hashable, Sendable {
         self.longPressAction = longPressAction
         self.doubleTapAction = doubleTapAction
         self.repeats = repeats
+        self.payload = payload
     }
 
     /// A key whose actions are `KeyAction`s: `KeySpec("A", action: HexViewController.insertDigit)`.
     /// Each must also be in the controller's `keyActions` (the built-in ones always are).
     public init(_ label: String, identifier: String? = nil, role: KeyRole = .character, width: Double = 1,
                 action: KeyAction, touchDownAction: KeyAction? = nil, longPressAction: KeyAction? = nil,
-                doubleTapAction: KeyAction? = nil, repeats: Bool = false) {
+                doubleTapAction: KeyAction? = nil, repeats: Bool = false, payload: String? = nil) {
         self.init(label, identifier: identifier, role: role, width: width, action: action.selector,
                   touchDownAction: touchDownAction?.selector, longPressAction: longPressAction?.selector,
-                  doubleTapAction: doubleTapAction?.selector, repeats: repeats)
+                  doubleTapAction: doubleTapAction?.selector, repeats: repeats, payload: payload)
     }
+
+    /// Whether the key has anything to send beyond its kbh_key_spec_v1 (set_key_extras).
+    var hasExtras: Bool { payload != nil }
 
     /// A key that inserts its label.
     public static func character(_ label: String, width: Double = 1) -> KeySpec { KeySpec(label, width: width) }
@@ -120,22 +128,29 @@ public struct Key: Hashable, Sendable {
     public var row: Int
     /// Its place in the row, from 0 at the left.
     public var column: Int
+    /// The string its `KeySpec` carries (`KeySpec.payload`); nil: none, or a host too old to keep one.
+    public var payload: String?
 
-    init(_ c: UnsafePointer<kbh_key_v1>) {
+    init(_ c: UnsafePointer<kbh_key_v1>, host: UnsafePointer<kbh_host_v1>) {
         identifier = c.pointee.identifier.map { String(cString: $0) } ?? ""
         label = c.pointee.label.map { String(cString: $0) } ?? ""
         role = KeyRole(rawValue: c.pointee.role.rawValue) ?? .function
         row = Int(c.pointee.row)
         column = Int(c.pointee.column)
+        if hostHas(host, \.key_payload), let id = c.pointee.identifier, let p = host.pointee.key_payload(host.pointee.ctx, id) {
+            payload = String(cString: p)
+        }
     }
 
     /// A sender, for calling an action directly (tests).
-    public init(identifier: String, label: String, role: KeyRole = .character, row: Int = 0, column: Int = 0) {
+    public init(identifier: String, label: String, role: KeyRole = .character, row: Int = 0, column: Int = 0,
+                payload: String? = nil) {
         self.identifier = identifier
         self.label = label
         self.role = role
         self.row = row
         self.column = column
+        self.payload = payload
     }
 }
 

@@ -130,6 +130,7 @@ public enum KeyboardPlugin {
         }
         var spec = kbh_layout_v1(display: c(layout.display), rows: UnsafePointer(rows), row_count: UInt32(layout.rows.count))
         host.pointee.set_layout(host.pointee.ctx, &spec)
+        sendExtras(of: layout, to: host)
         strings.forEach { free($0) }
         keyArrays.forEach { $0.deallocate() }
         rows.deallocate()
@@ -211,9 +212,11 @@ private let action0: @convention(c) (UnsafeMutableRawPointer?, Sel) -> Void = { 
 }
 
 private let action1: @convention(c) (UnsafeMutableRawPointer?, Sel, UnsafePointer<kbh_key_v1>?) -> Void = { obj, sel, key in
-    actionOf(sel).invoke(controller(obj), key.map(Key.init), nil)
+    let vc = controller(obj)
+    actionOf(sel).invoke(vc, key.map { Key($0, host: vc.host) }, nil)
 }
 
 private let action2: @convention(c) (UnsafeMutableRawPointer?, Sel, UnsafePointer<kbh_key_v1>?, UnsafePointer<kbh_event_v1>?) -> Void = { obj, sel, key, event in
-    actionOf(sel).invoke(controller(obj), key.map(Key.init), event.map(KeyEvent.init))
+    let vc = controller(obj)
+    actionOf(sel).invoke(vc, key.map { Key($0, host: vc.host) }, event.map(KeyEvent.init))
 }

@@ -179,6 +179,9 @@ public final class KeyboardProcess {
     public var selection: UTF16Range { session.document.buffer.selection }
     public var display: String { session.layout.display }
     public var labels: [[String]] { session.layout.labels }
+    /// The payload of a key (by label, role or "id:X"), as the host received it from the keyboard's
+    /// process, as `KeyboardTestDriver.payload(of:)`: nil when it has none, or there is no such key.
+    public func payload(of name: String) -> String? { session.layout.payload(ofKeyNamed: name) }
     /// Life-cycle calls and what the keyboard asked for and logged, in order ("viewDidLoad",
     /// "playInputClick", "log: …"), as `KeyboardTestDriver.events` lists them.
     public var events: [String] { session.events.map(\.description) }

@@ -114,6 +114,9 @@ public final class KeyboardTestDriver {
     public var display: String { session.layout.display }
     /// The layout's key labels, row by row.
     public var labels: [[String]] { session.layout.labels }
+    /// The payload of a key (by label, role or "id:X", as `tap` names it), as the host received
+    /// it: nil when the key has none, or there is no such key.
+    public func payload(of name: String) -> String? { session.layout.payload(ofKeyNamed: name) }
 
     // MARK: Life cycle
 

@@ -201,6 +201,9 @@ typedef struct kbh_value_v1 {
     size_t length;
 } kbh_value_v1;
 
+/* Input models appended later in version 1 (key extras, …): their types. */
+#include "kbhost_keyboard_inputs.h"
+
 /* ------------------------------------------------------------------ */
 /* The services table the host gives a plugin                         */
 /* ------------------------------------------------------------------ */
@@ -286,6 +289,14 @@ typedef struct kbh_host_v1 {
 
     /* The last failing call's explanation; borrowed. */
     const char *(*last_error)(void *ctx);
+
+    /* A key's extras (kbh_key_extras_v1), by its identifier in the current layout
+       (a key given none is "r<row>c<column>", from 0). Set them after set_layout,
+       in the same call or a later one; a new set_layout drops them all. extras
+       NULL: none. ENOENT: no such key. key_payload reads a key's payload back
+       (an action's sender: key_payload(ctx, key->identifier)); NULL: none. */
+    int32_t (*set_key_extras)(void *ctx, const char *identifier, const kbh_key_extras_v1 *extras);
+    const char *(*key_payload)(void *ctx, const char *identifier);
 } kbh_host_v1;
 
 /* Whether a host table has a field (tables only ever grow at the end). */

@@ -1,0 +1,53 @@
+import CKeyboardABI
+import Glibc
+import KBWire
+
+// The services of the input models appended to the ABI (kbhost_keyboard_inputs.h): a key's
+// extras. Structs the plugin fills carry their own struct_size; no field past it is read.
+
+extension WorkerServices {
+    func installInputModels() {
+        table.pointee.set_key_extras = { ctx, identifier, extras in services(ctx).setKeyExtras(identifier, extras) }
+        table.pointee.key_payload = { ctx, identifier in
+            let s = services(ctx)
+            guard let identifier, let place = s.place(ofKey: String(cString: identifier)) else { return s.lend(12, nil) }
+            return s.lend(12, s.keyExtras[place]?.payload)
+        }
+    }
+
+    /// The place of the current layout's key with this identifier (the first, as `id:NAME` finds it).
+    func place(ofKey identifier: String) -> KeyNaming.Position? {
+        if identifierIndex == nil {
+            var index: [String: KeyNaming.Position] = [:]
+            for (r, row) in layout.rows.enumerated().reversed() {
+                for (c, key) in row.enumerated().reversed() { index[key.identifier] = KeyNaming.Position(row: r, column: c) }
+            }
+            identifierIndex = index
+        }
+        return identifierIndex?[identifier]
+    }
+
+    private func setKeyExtras(_ identifier: UnsafePointer<CChar>?, _ c: UnsafePointer<kbh_key_extras_v1>?) -> Int32 {
+        guard let identifier else { lastError = "set_key_extras: no key identifier"; return EINVAL }
+        let name = String(cString: identifier)
+        guard let place = place(ofKey: name) else {
+            lastError = "set_key_extras: the layout has no key '\(name)' (a key given no identifier is r<row>c<column>, from 0)"
+            return ENOENT
+        }
+        var extras = KeyExtras()
+        if let c {
+            let raw = UnsafeRawPointer(c), size = Int(c.pointee.struct_size)
+            /// The field at `offset` when the plugin's struct has it (the plugin's struct_size covers it).
+            func field<T>(_ path: KeyPath<kbh_key_extras_v1, T>) -> T? {
+                guard let offset = MemoryLayout<kbh_key_extras_v1>.offset(of: path), offset + MemoryLayout<T>.size <= size else {
+                    return nil
+                }
+                return raw.loadUnaligned(fromByteOffset: offset, as: T.self)
+            }
+            extras.payload = field(\.payload).flatMap { $0 }.map { String(cString: $0) }
+        }
+        if extras == KeyExtras() { keyExtras[place] = nil } else { keyExtras[place] = extras }
+        record(.setKeyExtras(KeyExtrasChange(row: Int32(place.row), column: Int32(place.column), extras: extras)))
+        return 0
+    }
+}

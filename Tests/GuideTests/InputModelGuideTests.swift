@@ -1,0 +1,17 @@
+import KeyboardSDK
+import KeyboardTesting
+import Testing
+
+/// The guide's section 10: the input model samples, in process.
+@Suite("The guide's input model samples")
+struct InputModelGuideTests {
+    @Test func theModeKeysShareOneActionAndReadTheirPayload() throws {
+        let k = try KeyboardTestDriver(ModeKeysKeyboard.self)
+        #expect(k.display == "letters")
+        try k.tap("αβγ")
+        #expect(k.display == "greek")
+        try k.tap("123")
+        #expect(k.display == "digits")
+        #expect(k.payload(of: "abc") == "letters")
+    }
+}

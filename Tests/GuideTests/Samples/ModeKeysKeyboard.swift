@@ -1,0 +1,22 @@
+import KeyboardSDK
+
+/// Five mode keys, one action: each key carries its page as a payload, and
+/// the action reads it from the sender instead of parsing an identifier.
+public final class ModeKeysKeyboard: InputViewController {
+    static let pages = ["abc": "letters", "123": "digits", "αβγ": "greek"]
+    static let setPage = KeyAction("setPage:", ModeKeysKeyboard.setPage)
+    public override class var keyActions: [KeyAction] { [setPage] }
+    var page = "letters"
+
+    public override func viewDidLoad() {
+        let modeKeys = ModeKeysKeyboard.pages.keys.sorted().map { label in
+            KeySpec(label, role: .mode, action: ModeKeysKeyboard.setPage, payload: ModeKeysKeyboard.pages[label])
+        }
+        keyboardLayout = KeyboardLayout(display: page, rows: [modeKeys, [.space()]])
+    }
+
+    func setPage(_ key: Key) {
+        page = key.payload ?? page
+        setDisplay(page)
+    }
+}

@@ -1,0 +1,84 @@
+import CKeyboardABI
+import Glibc
+@testable import KBExtensionRuntime
+import KBWire
+import Testing
+
+/// set_key_extras and key_payload as a C keyboard calls them: by identifier, reading no field
+/// past the struct_size the plugin was built with.
+@Suite("Key extras in the services table")
+struct KeyExtrasTests {
+    /// A services table with a layout of two keys: "a" (identifier "ka") and one without identifier (r0c1).
+    func services() -> WorkerServices {
+        let services = WorkerServices()
+        let keys = [kbh_key_spec_v1(identifier: strdup("ka"), label: strdup("a"), role: KBH_ROLE_CHARACTER, width: 1,
+                                    action: nil, touch_down_action: nil, long_press_action: nil, double_tap_action: nil, repeats: false),
+                    kbh_key_spec_v1(identifier: nil, label: strdup("b"), role: KBH_ROLE_CHARACTER, width: 1,
+                                    action: nil, touch_down_action: nil, long_press_action: nil, double_tap_action: nil, repeats: false)]
+        keys.withUnsafeBufferPointer { k in
+            var row = kbh_row_spec_v1(keys: k.baseAddress, key_count: 2)
+            withUnsafePointer(to: &row) { r in
+                var layout = kbh_layout_v1(display: nil, rows: r, row_count: 1)
+                services.table.pointee.set_layout(services.table.pointee.ctx, &layout)
+            }
+        }
+        services.effects.removeAll()
+        return services
+    }
+
+    func set(_ s: WorkerServices, _ id: String, payload: String?, structSize: Int = MemoryLayout<kbh_key_extras_v1>.size) -> Int32 {
+        let p = payload.flatMap { strdup($0) }
+        defer { free(p) }
+        var extras = kbh_key_extras_v1(struct_size: UInt32(structSize), payload: p)
+        return s.table.pointee.set_key_extras(s.table.pointee.ctx, id, &extras)
+    }
+
+    func payload(_ s: WorkerServices, _ id: String) -> String? {
+        s.table.pointee.key_payload(s.table.pointee.ctx, id).map { String(cString: $0) }
+    }
+
+    @Test func aPayloadIsSetAndReadByIdentifierAndTravelsAsAnEffect() {
+        let s = services()
+        #expect(set(s, "ka", payload: "mode.1") == 0)
+        #expect(set(s, "r0c1", payload: "b!") == 0)
+        #expect(payload(s, "ka") == "mode.1")
+        #expect(payload(s, "r0c1") == "b!")
+        #expect(s.effects == [.setKeyExtras(KeyExtrasChange(row: 0, column: 0, extras: KeyExtras(payload: "mode.1"))),
+                              .setKeyExtras(KeyExtrasChange(row: 0, column: 1, extras: KeyExtras(payload: "b!")))])
+        #expect(s.table.pointee.set_key_extras(s.table.pointee.ctx, "ka", nil) == 0, "NULL extras: none")
+        #expect(payload(s, "ka") == nil)
+    }
+
+    @Test func aPluginBuiltBeforeThePayloadFieldPassesNone() {
+        let s = services()
+        #expect(set(s, "ka", payload: "never read", structSize: MemoryLayout<UInt32>.size) == 0)
+        #expect(payload(s, "ka") == nil, "the payload lies past the plugin's struct_size")
+        #expect(s.effects == [.setKeyExtras(KeyExtrasChange(row: 0, column: 0, extras: KeyExtras()))])
+    }
+
+    @Test func anUnknownKeyIsENOENTWithASentence() {
+        let s = services()
+        #expect(set(s, "zz", payload: "x") == ENOENT)
+        let error = String(cString: s.table.pointee.last_error(s.table.pointee.ctx)!)
+        #expect(error.contains("no key 'zz'"), "\(error)")
+        #expect(s.effects.isEmpty)
+        #expect(payload(s, "zz") == nil)
+    }
+
+    @Test func aNewLayoutDropsEveryKeysExtras() {
+        let s = services()
+        #expect(set(s, "ka", payload: "old") == 0)
+        var layout = kbh_layout_v1(display: nil, rows: nil, row_count: 0)
+        s.table.pointee.set_layout(s.table.pointee.ctx, &layout)
+        #expect(s.keyExtras.isEmpty)
+        #expect(payload(s, "ka") == nil)
+    }
+
+    @Test func theHostTableReachesTheAppendedFunctions() {
+        let s = WorkerServices()
+        let size = Int(s.table.pointee.struct_size)
+        #expect(size == MemoryLayout<kbh_host_v1>.size)
+        #expect(size >= MemoryLayout<kbh_host_v1>.offset(of: \kbh_host_v1.key_payload)! + MemoryLayout<UnsafeRawPointer>.size)
+        #expect(s.table.pointee.set_key_extras != nil && s.table.pointee.key_payload != nil)
+    }
+}
