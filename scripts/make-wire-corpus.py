@@ -157,6 +157,7 @@ def log(level, text): return u8(7) + u8(level) + string(text)
 def pasteboard(text): return u8(8) + string(text)
 def sound(name): return u8(9) + string(name)
 def key_extras(row, col, payload=None): return u8(10) + i32(row) + i32(col) + optional(payload)
+def haptic(kind, intensity=1.0): return u8(11) + u8(kind) + double(intensity)
 
 
 QWERTY = [[wkey(c, c.upper()) for c in row] for row in ("qwertyuiop", "asdfghjkl", "zxcvbnm")] + [
@@ -197,8 +198,9 @@ WORKER_VALID = {
     "done-pasteboard": done(7, [pasteboard("copied 📋")]), "done-sound": done(7, [sound("Tock")]),
     "done-every-effect": done(9, [insert("ab"), DELETE, adjust(-1), marked_text("k", 0, 1), UNMARK, layout(QWERTY),
                                   display("d"), ADVANCE, DISMISS, CLICK, log(3, "l"), pasteboard("p"), sound("s"),
-                                  key_extras(0, 0, "x")]),
+                                  key_extras(0, 0, "x"), haptic(0)]),
     "done-key-extras": done(7, [layout(QWERTY), key_extras(0, 2, "mode.greek"), key_extras(3, 0), key_extras(-1, 2**31 - 1, "")]),
+    "done-haptics": done(7, [haptic(k, i / 8) for k, i in zip(range(9), range(9))]),
     "done-at-effect-limit": done(7, [CLICK] * MAX_EFFECTS),
     "done-long-string": done(7, [insert("é" * 20_000)]),
     "failure": failure(), "failure-every-kind": None,
@@ -267,7 +269,8 @@ refused = [
     # Unknown tags: message kinds that do not exist, wrong kinds of nested values.
     (W, "invalidTag", "message-0", frame(u8(0))), (W, "invalidTag", "message-5", frame(u8(5) + b"\x00" * 8)),
     (W, "invalidTag", "message-255", frame(u8(255))),
-    (W, "invalidTag", "effect-0", frame(done(1, [u8(0)]))), (W, "invalidTag", "effect-11", frame(done(1, [u8(11)]))),
+    (W, "invalidTag", "effect-0", frame(done(1, [u8(0)]))), (W, "invalidTag", "effect-12", frame(done(1, [u8(12)]))),
+    (W, "invalidTag", "haptic-kind-9", frame(done(1, [haptic(9)]))),
     (W, "invalidTag", "edit-6", frame(done(1, [u8(1) + u8(6)]))), (W, "invalidTag", "edit-0", frame(done(1, [u8(1) + u8(0)]))),
     (W, "invalidTag", "key-role-8", frame(done(1, [layout([[wkey(role=8)]])]))),
     (W, "invalidTag", "failure-kind-11", frame(failure(11))), (W, "invalidTag", "failure-kind-255", frame(failure(255))),
@@ -299,6 +302,9 @@ refused = [
     (H, "countTooLarge", "input-modes", frame(load(f=boolean(True) + boolean(False) + string("en") + string("") + traits() + u32(0x7FFFFFFF)))),
     (H, "countTooLarge", "read-paths", frame(u8(2) + string("p") + string("c") + facts() + window() + boolean(True) + boolean(False) + u32(100000))),
     # Values out of range.
+    (W, "invalidValue", "haptic-intensity-over-1", frame(done(1, [haptic(0, 1.5)]))),
+    (W, "invalidValue", "haptic-intensity-negative", frame(done(1, [haptic(2, -0.25)]))),
+    (W, "invalidValue", "haptic-intensity-nan", frame(done(1, [u8(11) + u8(0) + u64(0x7FF8000000000001)]))),
     (W, "invalidValue", "key-width-0", frame(done(1, [layout([[wkey(width=0.0)]])]))),
     (W, "invalidValue", "key-width-negative", frame(done(1, [layout([[wkey(width=-1.0)]])]))),
     (W, "invalidValue", "key-width-over-100", frame(done(1, [layout([[wkey(width=100.5)]])]))),

@@ -51,10 +51,12 @@ static void view_will_appear(numberpad *self, const kbh_selector_v1 *cmd, bool a
     set_layout(self);
 }
 
-/* v@:@ — the sender key */
+/* v@:@ — the sender key. A light tap of haptic feedback with each digit, where the host has
+   play_haptic (appended to the table later: KBH_HOST_HAS) and the keyboard open access. */
 static void insert_digit(numberpad *self, const kbh_selector_v1 *cmd, const kbh_key_v1 *key) {
     (void)cmd;
     self->host->insert_text(self->host->ctx, key->label);
+    if (KBH_HOST_HAS(self->host, play_haptic)) self->host->play_haptic(self->host->ctx, KBH_HAPTIC_LIGHT, 1.0);
 }
 
 /* v@:@@ — sender and event: deletes once per tap and once per repeat */

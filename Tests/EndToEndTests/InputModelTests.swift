@@ -19,4 +19,32 @@ struct InputModelTests {
         #expect(session.document.text == "₂πx")
         #expect(session.failure == nil)
     }
+
+    /// NumberPad (C, the header alone) plays a light haptic with each digit where the host has
+    /// play_haptic: here under a manifest that requests open access, granted or not.
+    func numberPad(fullAccess: Bool) throws -> KeyboardSession {
+        let sample = try Fixtures.sample("dev.kbhost.NumberPad")
+        let m = sample.manifest
+        let manifest = KeyboardManifest(path: m.path, bundleIdentifier: "dev.kbhost.test.HapticNumberPad", displayName: "NumberPad",
+                                        executable: m.executable, principalClass: m.principalClass, requestsOpenAccess: true)
+        let session = try KeyboardSession(keyboard: LoadableKeyboard(manifest: manifest, libraryPath: sample.libraryPath),
+                                          configuration: Fixtures.configuration, hasFullAccess: fullAccess)
+        try session.appear()
+        return session
+    }
+
+    @Test func aCKeyboardsHapticsAreEventsOnlyWithOpenAccess() throws {
+        let granted = try numberPad(fullAccess: true)
+        defer { granted.close() }
+        for key in ["4", "2", "delete"] { try granted.tap(key) }
+        #expect(granted.document.text == "4")
+        #expect(granted.events.filter { $0.name == "haptic" }.map(\.description) == ["haptic: light", "haptic: light"],
+                "one per digit, none for delete: \(granted.events)")
+        let refused = try numberPad(fullAccess: false)
+        defer { refused.close() }
+        for key in ["4", "2"] { try refused.tap(key) }
+        #expect(refused.document.text == "42", "EPERM changes nothing else")
+        #expect(!refused.events.contains { $0.name == "haptic" })
+        #expect(refused.failure == nil)
+    }
 }

@@ -13,5 +13,13 @@ struct InputModelGuideTests {
         try k.tap("123")
         #expect(k.display == "digits")
         #expect(k.payload(of: "abc") == "letters")
+        #expect(k.haptics.isEmpty, "no open access: nothing felt")
+    }
+
+    @Test func withOpenAccessAPageChangeIsFelt() throws {
+        let k = try KeyboardTestDriver(ModeKeysKeyboard.self, hasFullAccess: true)
+        try k.tap("αβγ")
+        #expect(k.haptics == ["selection"])
+        #expect(k.events.last == "haptic: selection")
     }
 }

@@ -82,3 +82,36 @@ struct KeyExtrasTests {
         #expect(s.table.pointee.set_key_extras != nil && s.table.pointee.key_payload != nil)
     }
 }
+
+/// play_haptic as a C keyboard calls it.
+@Suite("Haptic feedback in the services table")
+struct HapticServiceTests {
+    @Test("The wire's haptic kinds are kbh_haptic's values")
+    func rawValuesMatchTheHeader() {
+        let abi: [(Haptic, kbh_haptic)] = [(.light, KBH_HAPTIC_LIGHT), (.medium, KBH_HAPTIC_MEDIUM), (.heavy, KBH_HAPTIC_HEAVY),
+                                           (.soft, KBH_HAPTIC_SOFT), (.rigid, KBH_HAPTIC_RIGID), (.selection, KBH_HAPTIC_SELECTION),
+                                           (.success, KBH_HAPTIC_SUCCESS), (.warning, KBH_HAPTIC_WARNING), (.error, KBH_HAPTIC_ERROR)]
+        #expect(abi.count == Haptic.allCases.count)
+        for (wire, header) in abi { #expect(UInt32(wire.rawValue) == header.rawValue, "\(wire)") }
+    }
+
+    @Test func recordedWithOpenAccessClampedAndUnknownKindsRefused() {
+        let s = WorkerServices()
+        s.facts.hasFullAccess = true
+        let play = s.table.pointee.play_haptic!
+        #expect(play(s.table.pointee.ctx, Int32(KBH_HAPTIC_HEAVY.rawValue), 0.25) == 0)
+        #expect(play(s.table.pointee.ctx, Int32(KBH_HAPTIC_LIGHT.rawValue), 7) == 0)
+        #expect(play(s.table.pointee.ctx, Int32(KBH_HAPTIC_LIGHT.rawValue), .nan) == 0)
+        #expect(play(s.table.pointee.ctx, 9, 1) == EINVAL)
+        #expect(play(s.table.pointee.ctx, -1, 1) == EINVAL)
+        #expect(s.effects == [.haptic(.heavy, intensity: 0.25), .haptic(.light, intensity: 1), .haptic(.light, intensity: 1)])
+    }
+
+    @Test func withoutOpenAccessItIsEPERMAndNothingIsRecorded() {
+        let s = WorkerServices()
+        #expect(s.table.pointee.play_haptic(s.table.pointee.ctx, Int32(KBH_HAPTIC_LIGHT.rawValue), 1) == EPERM)
+        #expect(s.effects.isEmpty)
+        let error = String(cString: s.table.pointee.last_error(s.table.pointee.ctx)!)
+        #expect(error.hasPrefix("haptic feedback needs open access"), "\(error)")
+    }
+}

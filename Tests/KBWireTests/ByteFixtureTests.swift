@@ -12,7 +12,7 @@ struct ByteFixtureTests {
     /// `.deliver(sequence: 1, no facts, no window, call)` with the call's bytes spelled out.
     func deliver(_ callBytes: [UInt8]) -> [UInt8] { [3] + le64(1) + [0, 0] + callBytes }
 
-    @Test("Versions are 4 (protocol: key extras) and 1 (ABI: the host table only grew)")
+    @Test("Versions are 4 (protocol: key extras, haptics) and 1 (ABI: the host table only grew)")
     func versions() {
         #expect(WireVersion.protocolVersion == 4)
         #expect(WireVersion.abiVersion == 1)
@@ -126,6 +126,7 @@ struct ByteFixtureTests {
             (.setKeyExtras(KeyExtrasChange(row: 1, column: 2, extras: KeyExtras(payload: "p"))),
              [10] + le32(1) + le32(2) + [1] + utf8String("p")),
             (.setKeyExtras(KeyExtrasChange(row: 0, column: 0, extras: KeyExtras())), [10] + le32(0) + le32(0) + [0]),
+            (.haptic(.selection, intensity: 1), [11, 5] + le64(1.0.bitPattern)),
         ]
         for (effect, bytes) in cases {
             let m = WorkerMessage.done(sequence: 0, effects: [effect])

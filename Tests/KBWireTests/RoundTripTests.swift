@@ -49,10 +49,11 @@ struct RoundTripTests {
             case .setPasteboard: effectTags.insert("setPasteboard")
             case .playSound: effectTags.insert("playSound")
             case .setKeyExtras: effectTags.insert("setKeyExtras")
+            case .haptic: effectTags.insert("haptic")
             }
         }
         #expect(callTags.count == 5)
-        #expect(effectTags.count == 10)
+        #expect(effectTags.count == 11)
         #expect(editTags.count == 5)
         let kinds = Samples.workerMessages.compactMap { m -> WorkerFailure.Kind? in
             if case .failure(let f) = m { return f.kind } else { return nil }

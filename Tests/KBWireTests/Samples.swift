@@ -106,6 +106,7 @@ enum Samples {
         .setKeyExtras(KeyExtrasChange(row: 0, column: 2, extras: KeyExtras(payload: "mode.greek"))),
         .setKeyExtras(KeyExtrasChange(row: .max, column: -1, extras: KeyExtras())),
         .setKeyExtras(KeyExtrasChange(row: 1, column: 0, extras: KeyExtras(payload: String(repeating: "π", count: 40)))),
+        .haptic(.light, intensity: 1), .haptic(.error, intensity: 0), .haptic(.soft, intensity: 0.5),
     ]
 
     static let workerMessages: [WorkerMessage] = {

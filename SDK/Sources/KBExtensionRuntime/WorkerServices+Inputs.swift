@@ -13,6 +13,18 @@ extension WorkerServices {
             guard let identifier, let place = s.place(ofKey: String(cString: identifier)) else { return s.lend(12, nil) }
             return s.lend(12, s.keyExtras[place]?.payload)
         }
+        table.pointee.play_haptic = { ctx, kind, intensity in services(ctx).playHaptic(kind, intensity) }
+    }
+
+    private func playHaptic(_ kind: Int32, _ intensity: Double) -> Int32 {
+        guard let haptic = UInt8(exactly: kind).flatMap(Haptic.init(rawValue:)) else {
+            lastError = "play_haptic: \(kind) is no kbh_haptic"
+            return EINVAL
+        }
+        // As on iOS, a keyboard without full access feels nothing; here it is told so.
+        guard requireFullAccess("haptic feedback") else { return EPERM }
+        record(.haptic(haptic, intensity: intensity.isNaN ? 1 : min(max(intensity, 0), 1)))
+        return 0
     }
 
     /// The place of the current layout's key with this identifier (the first, as `id:NAME` finds it).

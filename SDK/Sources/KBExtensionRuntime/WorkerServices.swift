@@ -127,7 +127,7 @@ package final class WorkerServices {
 
     // MARK: Open access, containers and group defaults
 
-    private func requireFullAccess(_ what: String) -> Bool {
+    func requireFullAccess(_ what: String) -> Bool {
         guard facts.hasFullAccess else {
             lastError = "\(what) needs open access: the manifest must request it (RequestsOpenAccess) and the user must grant it (kbhost access ID on)"
             return false

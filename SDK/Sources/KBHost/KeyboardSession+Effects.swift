@@ -43,6 +43,8 @@ extension KeyboardSession {
                                          phase: "set_key_extras"))
                 }
                 layoutVersion &+= 1
+            case .haptic(let kind, let intensity):
+                events.append(SessionEvent("haptic", intensity == 1 ? kind.name : "\(kind.name) \(intensity)"))
             }
         }
         if !mirror.matches(document.buffer) { mirror.isStale = true }
@@ -60,6 +62,7 @@ enum EffectPolicy {
         switch effect {
         case .setPasteboard: return ("set the pasteboard without open access", "pasteboard")
         case .playSound: return ("played a sound without open access", "playSound")
+        case .haptic: return ("played haptic feedback without open access", "play_haptic")
         default: return nil
         }
     }

@@ -94,6 +94,7 @@ package enum WireLimits {
             case .setDisplay(let s), .setPasteboard(let s), .playSound(let s): string(s)
             case .log(_, let message): bytes += 1; string(message)
             case .advanceToNextInputMode, .dismissKeyboard, .playInputClick: break
+            case .haptic: bytes += 1 + 8
             case .setKeyExtras(let change):
                 bytes += 8 + 1
                 memory += keyExtrasCost

@@ -204,6 +204,7 @@ extension ByteWriter {
             case .setPasteboard(let s): u8(8); string(s)
             case .playSound(let s): u8(9); string(s)
             case .setKeyExtras(let change): u8(10); i32(change.row); i32(change.column); keyExtras(change.extras)
+            case .haptic(let kind, let intensity): u8(11); u8(kind.rawValue); double(intensity)
             }
         }
     }
@@ -362,6 +363,12 @@ extension ByteReader {
                 try charge(WireLimits.keyExtrasCost)
                 let row = try i32("extras row"), column = try i32("extras column")
                 list.append(.setKeyExtras(KeyExtrasChange(row: row, column: column, extras: try keyExtras())))
+            case 11:
+                let kind = try enumCase(Haptic.self, "haptic kind"), intensity = try double("haptic intensity")
+                guard intensity >= 0, intensity <= 1 else {
+                    throw .invalidValue(field: "haptic intensity", reason: "\(intensity) is not in [0, 1]")
+                }
+                list.append(.haptic(kind, intensity: intensity))
             case let tag: throw .invalidTag(type: "effect", tag: tag)
             }
         }

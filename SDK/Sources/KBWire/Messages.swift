@@ -254,6 +254,17 @@ package enum Effect: Hashable, Sendable {
     /// The keyboard gave a key of its current layout extras (kbh_key_extras_v1), replacing
     /// any it had. Boxed: the common effects stay small.
     indirect case setKeyExtras(KeyExtrasChange)
+    /// The keyboard played haptic feedback (it has full access; the worker checked); intensity 0…1.
+    case haptic(Haptic, intensity: Double)
+}
+
+/// Haptic feedback (UIFeedbackGenerator's kinds). Raw values are kbh_haptic's, written out;
+/// KBExtensionRuntimeTests checks them against the header.
+package enum Haptic: UInt8, CaseIterable, Sendable {
+    case light = 0, medium = 1, heavy = 2, soft = 3, rigid = 4, selection = 5, success = 6, warning = 7, error = 8
+
+    /// Its name in events ("haptic: light"), the case's.
+    package var name: String { "\(self)" }
 }
 
 /// What a key carries beyond its `WireKey` (kbhost_keyboard.h's kbh_key_extras_v1),

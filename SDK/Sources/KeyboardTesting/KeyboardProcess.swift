@@ -193,6 +193,8 @@ public final class KeyboardProcess {
     }
     /// How many controllers the keyboard has had: 1, and one more per `representKeyboard()`.
     public var presentations: Int { session.presentations }
+    /// Haptic feedback the keyboard played (it needs open access), as `KeyboardTestDriver.haptics`.
+    public var haptics: [String] { session.events.compactMap { $0.name == "haptic" ? $0.detail : nil } }
     /// The keyboard's stdout and stderr so far.
     public var log: String { session.logText }
     public var pid: Int32 { session.pid }

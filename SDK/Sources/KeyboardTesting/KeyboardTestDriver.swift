@@ -34,6 +34,9 @@ public final class KeyboardTestDriver {
     public var logMessages: [String] { details("log") }
     /// Sounds other than the click the keyboard played (it needs open access).
     public var soundsPlayed: [String] { details("playSound") }
+    /// Haptic feedback the keyboard played (it needs open access), as events name it: "light",
+    /// "medium 0.5" (an impact below full intensity), "selection", "success"…
+    public var haptics: [String] { details("haptic") }
     /// The session clock (virtual), advanced by gestures and `pause`.
     public var clockNanoseconds: Int64 { session.clockNanoseconds }
     public var isVisible: Bool { session.isVisible }

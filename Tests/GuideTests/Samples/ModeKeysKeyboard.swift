@@ -1,7 +1,7 @@
 import KeyboardSDK
 
-/// Five mode keys, one action: each key carries its page as a payload, and
-/// the action reads it from the sender instead of parsing an identifier.
+/// Mode keys, one action: each key carries its page as a payload, and the
+/// action reads it from the sender instead of parsing an identifier.
 public final class ModeKeysKeyboard: InputViewController {
     static let pages = ["abc": "letters", "123": "digits", "αβγ": "greek"]
     static let setPage = KeyAction("setPage:", ModeKeysKeyboard.setPage)
@@ -18,5 +18,7 @@ public final class ModeKeysKeyboard: InputViewController {
     func setPage(_ key: Key) {
         page = key.payload ?? page
         setDisplay(page)
+        // Felt only with open access, as on iOS; without it the host refuses (EPERM).
+        try? playHaptic(.selection)
     }
 }

@@ -297,6 +297,11 @@ typedef struct kbh_host_v1 {
        (an action's sender: key_payload(ctx, key->identifier)); NULL: none. */
     int32_t (*set_key_extras)(void *ctx, const char *identifier, const kbh_key_extras_v1 *extras);
     const char *(*key_payload)(void *ctx, const char *identifier);
+
+    /* Haptic feedback (a kbh_haptic; intensity 0…1, for the impact styles). Needs
+       open access, as on iOS, where a keyboard without it feels nothing: EPERM.
+       EINVAL: no such kind. The host records each one in its events. */
+    int32_t (*play_haptic)(void *ctx, int32_t haptic, double intensity);
 } kbh_host_v1;
 
 /* Whether a host table has a field (tables only ever grow at the end). */

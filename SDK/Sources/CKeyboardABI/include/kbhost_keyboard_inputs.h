@@ -1,6 +1,6 @@
 /*
  * kbhost keyboard plugin ABI, version 1: the input models appended to it later
- * (a key's extras, …). kbhost_keyboard.h includes this header; include that one.
+ * (a key's extras, haptic feedback, …). kbhost_keyboard.h includes this header; include that one.
  *
  * These are the types the appended fields of kbh_host_v1 take. Each struct that
  * may grow starts with its struct_size, set by whoever fills it, and only ever
@@ -27,6 +27,16 @@ typedef struct kbh_key_extras_v1 {
                              action read it with key_payload instead of parsing their
                              identifier; NULL: none */
 } kbh_key_extras_v1;
+
+/* Haptic feedback, play_haptic's kind: UIImpactFeedbackGenerator's styles (with an
+   intensity, 0…1, as impactOccurred(intensity:)), UISelectionFeedbackGenerator, and
+   UINotificationFeedbackGenerator's types. */
+typedef enum kbh_haptic {
+    KBH_HAPTIC_LIGHT = 0, KBH_HAPTIC_MEDIUM = 1, KBH_HAPTIC_HEAVY = 2,
+    KBH_HAPTIC_SOFT = 3, KBH_HAPTIC_RIGID = 4,
+    KBH_HAPTIC_SELECTION = 5,
+    KBH_HAPTIC_SUCCESS = 6, KBH_HAPTIC_WARNING = 7, KBH_HAPTIC_ERROR = 8,
+} kbh_haptic;
 
 #ifdef __cplusplus
 }
