@@ -111,7 +111,7 @@ struct Preview: ParsableCommand {
             } catch { throw .keyboardFailed(error) }
             for step in steps { try step.perform(on: session) }
         } catch {
-            if case .noSuchKey = error { throw exitWithError(error.description, status: Kbhost.Exit.noSuchKey) }
+            if error.isNoSuchKeyOrAlternate { throw exitWithError(error.description, status: Kbhost.Exit.noSuchKey) }
             throw exitWithError(error.description, status: Kbhost.Exit.keyboardFailed)
         }
         return KeyboardPicture(keyboard: loadable.identifier, layout: session.layout, orientation: orientation,

@@ -81,7 +81,7 @@ struct Profile: ParsableCommand {
         for (i, step) in steps.enumerated() {
             if LongRun.wasInterrupted { break }
             do throws(SessionError) { try step.perform(on: session) } catch {
-                let status = if case .noSuchKey = error { Kbhost.Exit.noSuchKey } else { Kbhost.Exit.keyboardFailed }
+                let status = if error.isNoSuchKeyOrAlternate { Kbhost.Exit.noSuchKey } else { Kbhost.Exit.keyboardFailed }
                 throw exitWithError("tap \(i + 1) of \(script): \(error)", status: status)
             }
             last = reader.read()?.total ?? last

@@ -12,6 +12,7 @@ struct TypeCommand: ParsableCommand {
             Each TAP names a key by its label. The names space, return, delete, shift and globe tap \
             the key with that role whatever its label; id:NAME taps a key by identifier. Timed input:
               double:KEY       double tap          long:KEY      long press
+              long:KEY:CHOICE  long press, pick an alternate the key offers (long:e:é)
               hold:KEY:MS      hold for MS ms      pause:MS      let MS ms pass
               rotate:landscape, rotate:portrait or rotate:WxH   the keyboard's size changes (viewWillTransition)
             The keyboard gets its container, the user's text replacements and, when the user granted \
@@ -105,7 +106,7 @@ struct TypeCommand: ParsableCommand {
             for step in steps { try step.perform(on: session) }
         } catch {
             message = error.description
-            if case .noSuchKey = error { status = Kbhost.Exit.noSuchKey } else { status = Kbhost.Exit.keyboardFailed }
+            if error.isNoSuchKeyOrAlternate { status = Kbhost.Exit.noSuchKey } else { status = Kbhost.Exit.keyboardFailed }
         }
         if status == 0 {
             do { try session.disappear() } catch { message = "\(error)"; status = Kbhost.Exit.keyboardFailed }

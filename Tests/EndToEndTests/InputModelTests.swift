@@ -47,4 +47,27 @@ struct InputModelTests {
         #expect(!refused.events.contains { $0.name == "haptic" })
         #expect(refused.failure == nil)
     }
+
+    @Test func englishOffersAccentsOnALongPressAndTypesThePick() throws {
+        let session = try Fixtures.session(try Fixtures.sample("dev.kbhost.English"))
+        defer { session.close() }
+        let e = try #require(session.layout.key(named: "e"))
+        #expect(session.layout.extras(of: e)?.alternates == ["è", "é", "ê", "ë", "ē", "ė", "ę"], "received over the socket")
+        try session.chooseAlternate("é", on: "e")
+        try session.perform(.longPress, on: "e")
+        #expect(session.document.text == "Ée", "picked (a sentence's first letter: a capital, the pick too), then let go without picking: a tap")
+        #expect(session.events.map(\.description).filter { $0.contains("Alternates") || $0.hasPrefix("choose") }
+                == ["showAlternates: è é ê ë ē ė ę", "chooseAlternate: é", "showAlternates: è é ê ë ē ė ę"])
+        #expect(throws: SessionError.self) { try session.chooseAlternate("é", on: "t") }
+        #expect(session.failure == nil)
+    }
+
+    @Test func kbhostTypePicksAnAlternateWithLongKeyChoice() throws {
+        let (status, out, err) = try Fixtures.runCLI(["type", "--keyboard", "dev.kbhost.English", "long:e:é", "long:n:ñ"])
+        #expect(status == 0, "\(err)")
+        #expect(out == "Éñ\n", "the sentence's capital applies to the pick, as to the letter")
+        let (refused, _, message) = try Fixtures.runCLI(["type", "--keyboard", "dev.kbhost.English", "long:e:x"])
+        #expect(refused == 5, "no such key (or alternate): \(message)")
+        #expect(message.contains("key 'e' of keyboard dev.kbhost.English offers no alternate 'x'; it offers: è é ê ë ē ė ę"), "\(message)")
+    }
 }

@@ -22,4 +22,13 @@ struct InputModelGuideTests {
         #expect(k.haptics == ["selection"])
         #expect(k.events.last == "haptic: selection")
     }
+
+    @Test func eOffersItsAccentsAndThePickTypesItself() throws {
+        let k = try KeyboardTestDriver(ModeKeysKeyboard.self)
+        #expect(k.alternates(of: "e") == ["é", "è", "ê"])
+        try k.chooseAlternate("è", on: "e")
+        try k.run(script: "long:e:ê long:e")
+        #expect(k.text == "èêe")
+        #expect(k.events.contains("chooseAlternate: è"))
+    }
 }

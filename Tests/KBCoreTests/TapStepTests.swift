@@ -13,6 +13,15 @@ struct TapStepTests {
         #expect(try TapStep(token).kind == kind)
     }
 
+    @Test(arguments: [("long:e:é", TapStep.Kind.chooseAlternate("e", choice: "é")),
+                      ("long:id:k1", .gesture(.longPress, "id:k1")),
+                      ("long:id:k1:é", .chooseAlternate("id:k1", choice: "é")),
+                      ("long:e::", .chooseAlternate("e", choice: ":")),
+                      ("long::é", .gesture(.tap, "long::é"))])
+    func aLongPressMayPickAnAlternate(token: String, kind: TapStep.Kind) throws {
+        #expect(try TapStep(token).kind == kind)
+    }
+
     @Test(arguments: ["pause:x", "pause:-1", "pause:600001", "hold:a:", "hold:a:1.5", "rotate:sideways", "rotate:0x100",
                       "rotate:10001x10", "rotate:1x2x3"])
     func aMalformedStepSaysWhichTokenAndWhy(token: String) {

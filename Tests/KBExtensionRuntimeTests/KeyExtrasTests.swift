@@ -29,7 +29,9 @@ struct KeyExtrasTests {
     func set(_ s: WorkerServices, _ id: String, payload: String?, structSize: Int = MemoryLayout<kbh_key_extras_v1>.size) -> Int32 {
         let p = payload.flatMap { strdup($0) }
         defer { free(p) }
-        var extras = kbh_key_extras_v1(struct_size: UInt32(structSize), payload: p)
+        var extras = kbh_key_extras_v1()  // as a C keyboard's designated initializer: the rest zero
+        extras.struct_size = UInt32(structSize)
+        extras.payload = UnsafePointer(p)
         return s.table.pointee.set_key_extras(s.table.pointee.ctx, id, &extras)
     }
 
@@ -113,5 +115,38 @@ struct HapticServiceTests {
         #expect(s.effects.isEmpty)
         let error = String(cString: s.table.pointee.last_error(s.table.pointee.ctx)!)
         #expect(error.hasPrefix("haptic feedback needs open access"), "\(error)")
+    }
+}
+
+/// A key's alternates, as a C keyboard gives them.
+@Suite("Key alternates in the services table")
+struct KeyAlternatesTests {
+    func set(_ s: WorkerServices, _ id: String, _ alternates: [String?], structSize: Int = MemoryLayout<kbh_key_extras_v1>.size) -> Int32 {
+        let copies = alternates.map { $0.flatMap { UnsafePointer(strdup($0)) } }
+        defer { copies.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
+        return copies.withUnsafeBufferPointer { list in
+            var extras = kbh_key_extras_v1(struct_size: UInt32(structSize), payload: nil, alternates: list.baseAddress,
+                                           alternate_count: UInt32(list.count))
+            return s.table.pointee.set_key_extras(s.table.pointee.ctx, id, &extras)
+        }
+    }
+
+    @Test func alternatesAreKeptInOrderAndTravel() {
+        let s = KeyExtrasTests().services()
+        #expect(set(s, "ka", ["à", "á", "â"]) == 0)
+        #expect(s.effects == [.setKeyExtras(KeyExtrasChange(row: 0, column: 0, extras: KeyExtras(alternates: ["à", "á", "â"])))])
+    }
+
+    @Test func aPluginBuiltWithPayloadsOnlyGivesNoAlternates() {
+        let s = KeyExtrasTests().services()
+        let payloadOnly = MemoryLayout<kbh_key_extras_v1>.offset(of: \kbh_key_extras_v1.alternates)!
+        #expect(set(s, "ka", ["à"], structSize: payloadOnly) == 0)
+        #expect(s.keyExtras.isEmpty, "nothing past the plugin's struct_size is read")
+    }
+
+    @Test func aNullAlternateIsEINVAL() {
+        let s = KeyExtrasTests().services()
+        #expect(set(s, "ka", ["à", nil]) == EINVAL)
+        #expect(s.effects.isEmpty)
     }
 }

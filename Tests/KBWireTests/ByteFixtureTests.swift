@@ -9,10 +9,19 @@ struct ByteFixtureTests {
     /// `.done(sequence: 0, effects: [effect])` with the effect's bytes spelled out.
     func doneWithOne(_ effectBytes: [UInt8]) -> [UInt8] { [3] + le64(0) + le32(1) + effectBytes }
 
+    /// Each effect, alone in `.done(sequence: 0, …)`, encodes to its bytes and decodes back.
+    func expectEffects(_ cases: [(Effect, [UInt8])]) throws {
+        for (effect, bytes) in cases {
+            let m = WorkerMessage.done(sequence: 0, effects: [effect])
+            #expect(m.encoded() == doneWithOne(bytes), "\(effect)")
+            #expect(try WorkerMessage.decode(doneWithOne(bytes)) == m)
+        }
+    }
+
     /// `.deliver(sequence: 1, no facts, no window, call)` with the call's bytes spelled out.
     func deliver(_ callBytes: [UInt8]) -> [UInt8] { [3] + le64(1) + [0, 0] + callBytes }
 
-    @Test("Versions are 4 (protocol: key extras, haptics) and 1 (ABI: the host table only grew)")
+    @Test("Versions are 4 (protocol: key extras, haptics, alternates) and 1 (ABI: the host table only grew)")
     func versions() {
         #expect(WireVersion.protocolVersion == 4)
         #expect(WireVersion.abiVersion == 1)
@@ -72,6 +81,8 @@ struct ByteFixtureTests {
             (.transition(width: 1.0, height: -2.5),
              [4, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F, 0, 0, 0, 0, 0, 0, 0x04, 0xC0]),
             (.memoryWarning, [5]),
+            (.alternate(row: 0, column: 2, choice: "é", event: KeyEvent(kind: .touchUpInside, tapCount: 1, timestampNanoseconds: 600_000_000)),
+             [6] + le32(0) + le32(2) + utf8String("é") + le32(1) + le64(600_000_000)),
         ]
         for (call, callBytes) in cases {
             let m = HostMessage.deliver(Delivery(sequence: 1, call: call))
@@ -123,16 +134,21 @@ struct ByteFixtureTests {
             (.dismissKeyboard, [5]),
             (.playInputClick, [6]),
             (.log(level: 2, message: "w"), [7, 2, 1, 0, 0, 0, 0x77]),
-            (.setKeyExtras(KeyExtrasChange(row: 1, column: 2, extras: KeyExtras(payload: "p"))),
-             [10] + le32(1) + le32(2) + [1] + utf8String("p")),
-            (.setKeyExtras(KeyExtrasChange(row: 0, column: 0, extras: KeyExtras())), [10] + le32(0) + le32(0) + [0]),
-            (.haptic(.selection, intensity: 1), [11, 5] + le64(1.0.bitPattern)),
         ]
-        for (effect, bytes) in cases {
-            let m = WorkerMessage.done(sequence: 0, effects: [effect])
-            #expect(m.encoded() == doneWithOne(bytes), "\(effect)")
-            #expect(try WorkerMessage.decode(doneWithOne(bytes)) == m)
-        }
+        try expectEffects(cases)
+    }
+
+    @Test("The input models' effects: key extras (row, column, payload, alternates) and haptics (kind, intensity)")
+    func inputModelEffectBytes() throws {
+        let payload: [UInt8] = [10] + le32(1) + le32(2) + [1] + utf8String("p") + le32(0)
+        let alternates: [UInt8] = [10] + le32(0) + le32(0) + [0] + le32(2) + utf8String("é") + utf8String("è")
+        let haptic: [UInt8] = [11, 5] + le64(1.0.bitPattern)
+        let cases: [(Effect, [UInt8])] = [
+            (.setKeyExtras(KeyExtrasChange(row: 1, column: 2, extras: KeyExtras(payload: "p"))), payload),
+            (.setKeyExtras(KeyExtrasChange(row: 0, column: 0, extras: KeyExtras(alternates: ["é", "è"]))), alternates),
+            (.haptic(.selection, intensity: 1), haptic),
+        ]
+        try expectEffects(cases)
     }
 
     @Test("A setLayout effect: display, rows, then each key's fields in order")

@@ -27,6 +27,7 @@ struct RoundTripTests {
             case .key: callTags.insert("key")
             case .transition: callTags.insert("transition")
             case .memoryWarning: callTags.insert("memoryWarning")
+            case .alternate: callTags.insert("alternate")
             }
         }
         for effect in Samples.effects {
@@ -52,7 +53,7 @@ struct RoundTripTests {
             case .haptic: effectTags.insert("haptic")
             }
         }
-        #expect(callTags.count == 5)
+        #expect(callTags.count == 6)
         #expect(effectTags.count == 11)
         #expect(editTags.count == 5)
         let kinds = Samples.workerMessages.compactMap { m -> WorkerFailure.Kind? in

@@ -38,6 +38,8 @@ enum Samples {
                                               timestampNanoseconds: Int64(i) * 1_000_000_007 - 5)))
         }
         calls += [
+            .alternate(row: 1, column: 2, choice: "é", event: KeyEvent(kind: .touchUpInside, tapCount: 1, timestampNanoseconds: 600_000_000)),
+            .alternate(row: .max, column: .min, choice: "", event: KeyEvent(kind: .touchUpInside, tapCount: .min, timestampNanoseconds: .min)),
             .key(row: .max, column: .min, event: KeyEvent(kind: .touchUpInside, tapCount: .min, repeatCount: .max,
                                                           timestampNanoseconds: .min)),
             .transition(width: 375.5, height: 216), .transition(width: -0.0, height: 1e-300),
@@ -107,6 +109,7 @@ enum Samples {
         .setKeyExtras(KeyExtrasChange(row: .max, column: -1, extras: KeyExtras())),
         .setKeyExtras(KeyExtrasChange(row: 1, column: 0, extras: KeyExtras(payload: String(repeating: "π", count: 40)))),
         .haptic(.light, intensity: 1), .haptic(.error, intensity: 0), .haptic(.soft, intensity: 0.5),
+        .setKeyExtras(KeyExtrasChange(row: 2, column: 3, extras: KeyExtras(payload: "p", alternates: ["à", "á", "", "â"]))),
     ]
 
     static let workerMessages: [WorkerMessage] = {

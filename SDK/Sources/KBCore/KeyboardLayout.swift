@@ -47,9 +47,12 @@ public struct KeyboardLayout: Hashable, Sendable {
     public struct KeyExtras: Hashable, Sendable {
         /// The string the key's actions read (KeySpec.payload); nil: none.
         public var payload: String?
+        /// What a long press offers in its place (KeySpec.alternates), in order.
+        public var alternates: [String]
 
-        public init(payload: String? = nil) {
+        public init(payload: String? = nil, alternates: [String] = []) {
             self.payload = payload
+            self.alternates = alternates
         }
     }
 

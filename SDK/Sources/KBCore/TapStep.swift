@@ -2,10 +2,15 @@ public import KBText
 
 /// One step of a tap script, as `kbhost type`, `kbhost profile` and
 /// KeyboardProcess.run(script:) take them: a key name (label, role or id:NAME),
-/// double:KEY, long:KEY, hold:KEY:MS, pause:MS, rotate:portrait|landscape|WxH. `-`, `*` and `/`
+/// double:KEY, long:KEY, long:KEY:CHOICE (pick one of the key's alternates), hold:KEY:MS, pause:MS,
+/// rotate:portrait|landscape|WxH. `-`, `*` and `/`
 /// also reach `−`, `×` and `÷`, as in `kbhost attach`.
 public struct TapStep: Sendable {
-    public enum Kind: Hashable, Sendable { case gesture(Gesture, String), pause(Int), rotate(width: Double, height: Double) }
+    public enum Kind: Hashable, Sendable {
+        case gesture(Gesture, String), pause(Int), rotate(width: Double, height: Double)
+        /// A long press on the key, then one of the alternates it offers picked (`long:KEY:CHOICE`).
+        case chooseAlternate(String, choice: String)
+    }
 
     /// A token that is not a step; says which and why.
     public struct Invalid: Error, CustomStringConvertible {
@@ -26,6 +31,12 @@ public struct TapStep: Sendable {
         switch parts.first {
         case "double" where parts.count == 2: kind = .gesture(.doubleTap, parts[1])
         case "long" where parts.count == 2: kind = .gesture(.longPress, parts[1])
+        case "long" where parts.count == 3 && parts[1] == "id":
+            // long:id:NAME, or long:id:NAME:CHOICE
+            let rest = parts[2].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            kind = rest.count == 1 ? .gesture(.longPress, "id:" + rest[0]) : .chooseAlternate("id:" + rest[0], choice: rest[1])
+        case "long" where parts.count == 3 && !parts[1].isEmpty && !parts[2].isEmpty:
+            kind = .chooseAlternate(parts[1], choice: parts[2])
         case "hold" where parts.count == 3: kind = .gesture(.hold(milliseconds: try ms(parts[2])), parts[1])
         case "pause" where parts.count == 2: kind = .pause(try ms(parts[1]))
         case "rotate" where parts.count == 2:

@@ -57,6 +57,19 @@ extension WorkerServices {
                 return raw.loadUnaligned(fromByteOffset: offset, as: T.self)
             }
             extras.payload = field(\.payload).flatMap { $0 }.map { String(cString: $0) }
+            if let list = field(\.alternates).flatMap({ $0 }), let count = field(\.alternate_count) {
+                guard count <= UInt32(WireLimits.maximumEffects) else {
+                    lastError = "set_key_extras: \(count) alternates for key '\(name)'; at most \(WireLimits.maximumEffects)"
+                    return EINVAL
+                }
+                for i in 0..<Int(count) {
+                    guard let alternate = list[i] else {
+                        lastError = "set_key_extras: alternate \(i) of key '\(name)' is NULL"
+                        return EINVAL
+                    }
+                    extras.alternates.append(String(cString: alternate))
+                }
+            }
         }
         if extras == KeyExtras() { keyExtras[place] = nil } else { keyExtras[place] = extras }
         record(.setKeyExtras(KeyExtrasChange(row: Int32(place.row), column: Int32(place.column), extras: extras)))

@@ -213,7 +213,7 @@ public final class KeyboardSession {
         case .textInput(let t): events.append(SessionEvent(String(t.selector.dropLast())))
         case .transition(let w, let h): events.append(SessionEvent("viewWillTransition", "\(w)x\(h)"))
         case .memoryWarning: events.append(SessionEvent("didReceiveMemoryWarning"))
-        case .key: break
+        case .key, .alternate: break
         }
     }
 

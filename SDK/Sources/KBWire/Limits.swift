@@ -96,9 +96,10 @@ package enum WireLimits {
             case .advanceToNextInputMode, .dismissKeyboard, .playInputClick: break
             case .haptic: bytes += 1 + 8
             case .setKeyExtras(let change):
-                bytes += 8 + 1
-                memory += keyExtrasCost
+                bytes += 8 + 1 + 4
+                memory += keyExtrasCost + arrayCost(change.extras.alternates.count, stride: MemoryLayout<String>.stride)
                 if let payload = change.extras.payload { string(payload) }
+                change.extras.alternates.forEach(string)
             }
         }
         return (bytes, memory)

@@ -159,6 +159,8 @@ extension ByteWriter {
             u8(e.kind.rawValue); i32(e.tapCount); i32(e.repeatCount); i64(e.timestampNanoseconds)
         case .transition(let width, let height): u8(4); double(width); double(height)
         case .memoryWarning: u8(5)
+        case .alternate(let row, let column, let choice, let e):
+            u8(6); i32(row); i32(column); string(choice); i32(e.tapCount); i64(e.timestampNanoseconds)
         }
     }
 
@@ -188,6 +190,8 @@ extension ByteWriter {
 
     mutating func keyExtras(_ e: KeyExtras) {
         optionalString(e.payload)
+        count(e.alternates.count)
+        for a in e.alternates { string(a) }
     }
 
     mutating func effects(_ list: [Effect]) {
@@ -289,6 +293,10 @@ extension ByteReader {
             return .key(row: row, column: column, event: event)
         case 4: return .transition(width: try double("width"), height: try double("height"))
         case 5: return .memoryWarning
+        case 6:
+            let row = try i32("key row"), column = try i32("key column"), choice = try string("alternate")
+            let event = KeyEvent(kind: .touchUpInside, tapCount: try i32("tap count"), timestampNanoseconds: try i64("timestamp"))
+            return .alternate(row: row, column: column, choice: choice, event: event)
         case let tag: throw .invalidTag(type: "call", tag: tag)
         }
     }
@@ -339,7 +347,13 @@ extension ByteReader {
     }
 
     mutating func keyExtras() throws(WireError) -> KeyExtras {
-        KeyExtras(payload: try optionalString("key payload"))
+        let payload = try optionalString("key payload")
+        let n = try count("alternates", minimumSize: 4)
+        try charge(WireLimits.arrayCost(n, stride: MemoryLayout<String>.stride))
+        var alternates: [String] = []
+        alternates.reserveCapacity(n)
+        for _ in 0..<n { alternates.append(try string("alternate")) }
+        return KeyExtras(payload: payload, alternates: alternates)
     }
 
     mutating func effects() throws(WireError) -> [Effect] {

@@ -186,6 +186,9 @@ package enum Call: Hashable, Sendable {
     case key(row: Int32, column: Int32, event: KeyEvent)
     case transition(width: Double, height: Double)
     case memoryWarning
+    /// The person picked `choice`, one of the key's alternates, on a long press: the key's tap
+    /// action is called with a KBH_EVENT_ALTERNATE event and the choice as the sender's label.
+    case alternate(row: Int32, column: Int32, choice: String, event: KeyEvent)
 
     /// The selector `.transition` calls (kbhost_keyboard.h's table lists it).
     package static let transitionSelector = "viewWillTransitionToWidth:height:"
@@ -272,9 +275,12 @@ package enum Haptic: UInt8, CaseIterable, Sendable {
 package struct KeyExtras: Hashable, Sendable {
     /// A string the key's actions read (KeySpec.payload); nil: none.
     package var payload: String?
+    /// What a long press offers in its place (KeySpec.alternates), in order.
+    package var alternates: [String]
 
-    package init(payload: String? = nil) {
+    package init(payload: String? = nil, alternates: [String] = []) {
         self.payload = payload
+        self.alternates = alternates
     }
 }
 

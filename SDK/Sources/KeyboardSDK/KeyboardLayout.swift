@@ -49,13 +49,17 @@ public struct KeySpec: Hashable, Sendable {
     /// A string the key carries for its actions (`Key.payload`): keys that share one action
     /// (five mode keys, one `setMode:`) read it instead of parsing their identifier or label.
     public var payload: String?
+    /// What a long press offers in the key's place, as iOS's callouts (e: é è ê): the one the
+    /// person picks calls the key's `action` with an `.alternate` event, the sender's label being
+    /// the alternate (so a key that inserts its label types it). Let go without picking: a tap.
+    public var alternates: [String]
 
     /// A key whose actions are selectors of the controller's `keyActions`
     /// (or the built-in ones); by default it inserts its label.
     public init(_ label: String, identifier: String? = nil, role: KeyRole = .character, width: Double = 1,
                 action: String? = KeyAction.insertKeyLabel.selector, touchDownAction: String? = nil,
                 longPressAction: String? = nil, doubleTapAction: String? = nil, repeats: Bool = false,
-                payload: String? = nil) {
+                payload: String? = nil, alternates: [String] = []) {
         self.identifier = identifier
         self.label = label
         self.role = role
@@ -66,20 +70,27 @@ public struct KeySpec: Hashable, Sendable {
         self.doubleTapAction = doubleTapAction
         self.repeats = repeats
         self.payload = payload
+        self.alternates = alternates
     }
 
     /// A key whose actions are `KeyAction`s: `KeySpec("A", action: HexViewController.insertDigit)`.
     /// Each must also be in the controller's `keyActions` (the built-in ones always are).
     public init(_ label: String, identifier: String? = nil, role: KeyRole = .character, width: Double = 1,
                 action: KeyAction, touchDownAction: KeyAction? = nil, longPressAction: KeyAction? = nil,
-                doubleTapAction: KeyAction? = nil, repeats: Bool = false, payload: String? = nil) {
+                doubleTapAction: KeyAction? = nil, repeats: Bool = false, payload: String? = nil,
+                alternates: [String] = []) {
         self.init(label, identifier: identifier, role: role, width: width, action: action.selector,
                   touchDownAction: touchDownAction?.selector, longPressAction: longPressAction?.selector,
-                  doubleTapAction: doubleTapAction?.selector, repeats: repeats, payload: payload)
+                  doubleTapAction: doubleTapAction?.selector, repeats: repeats, payload: payload, alternates: alternates)
+    }
+
+    /// A key that inserts its label and offers alternates on a long press: `.character("e", alternates: ["é", "è"])`.
+    public static func character(_ label: String, width: Double = 1, alternates: [String]) -> KeySpec {
+        KeySpec(label, width: width, alternates: alternates)
     }
 
     /// Whether the key has anything to send beyond its kbh_key_spec_v1 (set_key_extras).
-    var hasExtras: Bool { payload != nil }
+    var hasExtras: Bool { payload != nil || !alternates.isEmpty }
 
     /// A key that inserts its label.
     public static func character(_ label: String, width: Double = 1) -> KeySpec { KeySpec(label, width: width) }
@@ -168,6 +179,9 @@ public struct KeyEvent: Hashable, Sendable {
         case longPress
         /// The key is held and repeats (`repeats: true`).
         case `repeat`
+        /// The person picked one of the key's alternates on a long press (`KeySpec.alternates`):
+        /// sent to its `action`, the sender's label being the alternate picked.
+        case alternate
     }
     /// What happened.
     public var kind: Kind

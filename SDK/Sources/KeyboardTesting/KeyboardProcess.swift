@@ -44,10 +44,13 @@ public final class KeyboardProcess {
         case noSuchKey(String, labels: [String])
         /// A script token that is not a step.
         case script(String)
+        /// The key offers no such alternate on a long press; `alternates`: those it does.
+        case noSuchAlternate(String, choice: String, alternates: [String])
 
         init(_ error: SessionError) {
             switch error {
             case .noSuchKey(let name, _, let labels): self = .noSuchKey(name, labels: labels)
+            case .noSuchAlternate(let name, let choice, _, let alternates): self = .noSuchAlternate(name, choice: choice, alternates: alternates)
             case .keyboardFailed(let f): self = .keyboard(kind: f.kind, message: f.description)
             }
         }
@@ -58,6 +61,8 @@ public final class KeyboardProcess {
             case .bundle(let s): s
             case .keyboard(_, let s): s
             case .noSuchKey(let name, let labels): "no key '\(name)'; keys: \(labels.joined(separator: " "))"
+            case .noSuchAlternate(let name, let choice, let alternates):
+                "key '\(name)' offers no alternate '\(choice)'; alternates: \(alternates.joined(separator: " "))"
             }
         }
     }
@@ -114,7 +119,7 @@ public final class KeyboardProcess {
         for n in names { try tap(n) }
     }
 
-    /// A tap script as `kbhost type` takes it: key names, double:K, long:K, hold:K:MS, pause:MS, rotate:….
+    /// A tap script as `kbhost type` takes it: key names, double:K, long:K, long:K:CHOICE, hold:K:MS, pause:MS, rotate:….
     public func run(script: String) throws(Failure) {
         let steps: [TapStep]
         do { steps = try TapStep.script(script) } catch { throw .script(error.description) }
@@ -127,6 +132,18 @@ public final class KeyboardProcess {
     public func perform(_ gesture: Gesture, on name: String) throws(Failure) {
         defer { sample() }
         do { try session.perform(gesture, on: name) } catch { throw Failure(error) }
+    }
+
+    /// A long press on a key that offers alternates, then `choice` picked, exactly as
+    /// `KeyboardTestDriver.chooseAlternate(_:on:)` (the script token `long:KEY:CHOICE`).
+    public func chooseAlternate(_ choice: String, on name: String) throws(Failure) {
+        defer { sample() }
+        do { try session.chooseAlternate(choice, on: name) } catch { throw Failure(error) }
+    }
+
+    /// The alternates a key offers on a long press, as the host received them from the keyboard's process.
+    public func alternates(of name: String) -> [String] {
+        session.layout.key(named: name).flatMap { session.layout.extras(of: $0)?.alternates } ?? []
     }
 
     /// Lets time pass on the session's (virtual) clock.

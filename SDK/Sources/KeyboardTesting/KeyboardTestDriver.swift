@@ -52,15 +52,30 @@ public final class KeyboardTestDriver {
     public enum Failure: Error, CustomStringConvertible {
         case noSuchKey(String, labels: [String])
         case keyboard(String)
+        /// The key offers no such alternate on a long press; `alternates`: those it does.
+        case noSuchAlternate(String, choice: String, alternates: [String])
+        /// A script token that is not a step (`run(script:)`).
+        case script(String)
 
         public var description: String {
             switch self {
             case .noSuchKey(let name, let labels): "no key '\(name)'; keys: \(labels.joined(separator: " "))"
             case .keyboard(let message): message
+            case .noSuchAlternate(let name, let choice, let alternates):
+                "key '\(name)' offers no alternate '\(choice)'; alternates: \(alternates.joined(separator: " "))"
+            case .script(let message): message
             }
         }
 
         init(_ failure: KeyboardFailure) { self = .keyboard(failure.reasonDescription) }
+
+        init(_ error: SessionError) {
+            switch error {
+            case .noSuchKey(let name, _, let labels): self = .noSuchKey(name, labels: labels)
+            case .noSuchAlternate(let name, let choice, _, let alternates): self = .noSuchAlternate(name, choice: choice, alternates: alternates)
+            case .keyboardFailed(let failure): self = Failure(failure)
+            }
+        }
     }
 
     /// Creates the keyboard on a document holding `text`, the insertion point at its end,
@@ -162,12 +177,29 @@ public final class KeyboardTestDriver {
     }
 
     public func perform(_ gesture: Gesture, on name: String) throws(Failure) {
-        do { try session.perform(gesture, on: name) } catch {
-            switch error {
-            case .noSuchKey(let name, _, let labels): throw .noSuchKey(name, labels: labels)
-            case .keyboardFailed(let failure): throw Failure(failure)
-            }
+        do { try session.perform(gesture, on: name) } catch { throw Failure(error) }
+    }
+
+    /// A tap script as `kbhost type` and `KeyboardProcess.run(script:)` take it: key names, double:K,
+    /// long:K, long:K:CHOICE, hold:K:MS, pause:MS, rotate:….
+    public func run(script: String) throws(Failure) {
+        let steps: [TapStep]
+        do { steps = try TapStep.script(script) } catch { throw .script(error.description) }
+        for step in steps {
+            do { try step.perform(on: session) } catch { throw Failure(error) }
         }
+    }
+
+    /// A long press on a key that offers alternates (`KeySpec.alternates`), then `choice` picked,
+    /// as from iOS's callout: the key's action gets an `.alternate` event, the sender's label
+    /// being `choice`. `events` shows "showAlternates: é è ê" and "chooseAlternate: é".
+    public func chooseAlternate(_ choice: String, on name: String) throws(Failure) {
+        do { try session.chooseAlternate(choice, on: name) } catch { throw Failure(error) }
+    }
+
+    /// The alternates a key (by label, role or "id:X") offers on a long press, as the host received them.
+    public func alternates(of name: String) -> [String] {
+        session.layout.key(named: name).flatMap { session.layout.extras(of: $0)?.alternates } ?? []
     }
 
     public func pause(milliseconds: Int) { session.pause(milliseconds: milliseconds) }

@@ -12,7 +12,9 @@ public final class ModeKeysKeyboard: InputViewController {
         let modeKeys = ModeKeysKeyboard.pages.keys.sorted().map { label in
             KeySpec(label, role: .mode, action: ModeKeysKeyboard.setPage, payload: ModeKeysKeyboard.pages[label])
         }
-        keyboardLayout = KeyboardLayout(display: page, rows: [modeKeys, [.space()]])
+        // A long press on e offers é è ê; the pick types itself, through e's own action.
+        let e = KeySpec.character("e", alternates: ["é", "è", "ê"])
+        keyboardLayout = KeyboardLayout(display: page, rows: [modeKeys, [e, .space()]])
     }
 
     func setPage(_ key: Key) {

@@ -65,6 +65,7 @@ typedef enum kbh_event_kind {
     KBH_EVENT_TOUCH_DOWN_REPEAT = 2, /* the second touch of a double tap */
     KBH_EVENT_LONG_PRESS = 3,
     KBH_EVENT_REPEAT = 4,            /* auto-repeat while a repeating key is held */
+    KBH_EVENT_ALTERNATE = 5, /* appended: an alternate chosen on a long press (kbh_key_extras_v1) */
 } kbh_event_kind;
 
 /* The sender of a key action ('@' argument). */

@@ -1,6 +1,6 @@
 /*
  * kbhost keyboard plugin ABI, version 1: the input models appended to it later
- * (a key's extras, haptic feedback, …). kbhost_keyboard.h includes this header; include that one.
+ * (a key's extras: payload and alternates; haptic feedback, …). kbhost_keyboard.h includes this header; include that one.
  *
  * These are the types the appended fields of kbh_host_v1 take. Each struct that
  * may grow starts with its struct_size, set by whoever fills it, and only ever
@@ -26,6 +26,13 @@ typedef struct kbh_key_extras_v1 {
     const char *payload;  /* a string for the key's action ("greek"): keys that share one
                              action read it with key_payload instead of parsing their
                              identifier; NULL: none */
+    /* Alternates, shown on a long press as a choice (e → é è ê), as iOS's callouts:
+       when the person picks one, the key's tap action is called with an event of
+       kind KBH_EVENT_ALTERNATE and a sender whose label is the alternate picked
+       (identifier, role, row and column stay the key's), so an action that inserts
+       its sender's label types it unchanged. Letting go without picking is a tap. */
+    const char *const *alternates;
+    uint32_t alternate_count;
 } kbh_key_extras_v1;
 
 /* Haptic feedback, play_haptic's kind: UIImpactFeedbackGenerator's styles (with an
