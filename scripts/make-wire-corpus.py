@@ -117,6 +117,8 @@ def transition(w=375.0, h=216.0): return u8(4) + double(w) + double(h)
 
 MEMORY_WARNING = u8(5)
 def alternate(row=0, col=0, choice="é", taps=1, ts=600_000_000): return u8(6) + i32(row) + i32(col) + string(choice) + i32(taps) + i64(ts)
+def drag(row=3, col=1, phase=1, x=187.5, y=190.0, dx=-40.0, dy=0.0, under="space", ts=16_000_000):
+    return u8(7) + i32(row) + i32(col) + u8(phase) + double(x) + double(y) + double(dx) + double(dy) + optional(under) + i64(ts)
 
 
 # --- Worker → host messages (WorkerMessage) ---
@@ -157,8 +159,9 @@ ADVANCE, DISMISS, CLICK = u8(4), u8(5), u8(6)
 def log(level, text): return u8(7) + u8(level) + string(text)
 def pasteboard(text): return u8(8) + string(text)
 def sound(name): return u8(9) + string(name)
-def key_extras(row, col, payload=None, alternates=()):
-    return u8(10) + i32(row) + i32(col) + optional(payload) + u32(len(alternates)) + b"".join(string(a) for a in alternates)
+def key_extras(row, col, payload=None, alternates=(), drag=None):
+    return (u8(10) + i32(row) + i32(col) + optional(payload) + u32(len(alternates)) + b"".join(string(a) for a in alternates)
+            + optional(drag))
 def haptic(kind, intensity=1.0): return u8(11) + u8(kind) + double(intensity)
 
 
@@ -202,7 +205,8 @@ WORKER_VALID = {
                                   display("d"), ADVANCE, DISMISS, CLICK, log(3, "l"), pasteboard("p"), sound("s"),
                                   key_extras(0, 0, "x"), haptic(0)]),
     "done-key-extras": done(7, [layout(QWERTY), key_extras(0, 2, "mode.greek"), key_extras(3, 0), key_extras(-1, 2**31 - 1, ""),
-                                key_extras(0, 2, None, ["è", "é", "ê", ""]), key_extras(1, 0, "p", ["à"])]),
+                                key_extras(0, 2, None, ["è", "é", "ê", ""]), key_extras(1, 0, "p", ["à"]),
+                                key_extras(3, 1, None, (), "dragCursor:event:")]),
     "done-haptics": done(7, [haptic(k, i / 8) for k, i in zip(range(9), range(9))]),
     "done-at-effect-limit": done(7, [CLICK] * MAX_EFFECTS),
     "done-long-string": done(7, [insert("é" * 20_000)]),
@@ -223,6 +227,8 @@ HOST_VALID = {
     "deliver-memory-warning": deliver(1, MEMORY_WARNING), "deliver-transition": deliver(2, transition()),
     "deliver-transition-extremes": deliver(3, transition(1.7976931348623157e308, -5e-324)),
     "deliver-alternate": deliver(7, alternate()), "deliver-alternate-extremes": deliver(8, alternate(-2**31, 2**31 - 1, "", -1, -2**63)),
+    "deliver-drag": deliver(9, drag()), "deliver-drag-began-nothing-under": deliver(10, drag(phase=0, under=None)),
+    "deliver-drag-extremes": deliver(11, drag(-2**31, 2**31 - 1, 2, -1.7976931348623157e308, 5e-324, -0.0, 1e300, "", -2**63)),
     "deliver-key": deliver(4, key(1, 2, 0)), "deliver-key-extremes": deliver(5, key(2**31 - 1, -2**31, 4, -2**31, 2**31 - 1, -2**63)),
     "deliver-with-facts-and-window": deliver(0xFFFFFFFFFFFFFFFF, text_input(3), facts(), window("hello", (1, 3))),
     "deliver-window-selection-inside-cluster": deliver(6, lifecycle(), None, window("👍🏽e\u0301", (1, 2), (1, 2))),
@@ -271,6 +277,11 @@ refused = [
     (H, "truncated", "deliver-no-call", frame(u8(3) + u64(1) + b"\x00\x00")),
     (H, "truncated", "key-call-cut", frame(deliver(1, key())[:-4])),
     (H, "truncated", "alternate-call-cut", frame(deliver(1, alternate())[:-3])),
+    (H, "truncated", "drag-call-cut", frame(deliver(1, drag())[:-5])),
+    (H, "invalidValue", "drag-x-infinite", frame(deliver(1, drag(x=float("inf"))))),
+    (H, "invalidValue", "drag-dy-nan", frame(deliver(1, u8(7) + i32(0) + i32(0) + u8(1) + double(1) + double(1) + double(0) + u64(0x7FF8000000000001) + b"\x00" + i64(0)))),
+    (H, "invalidUTF8", "drag-key-under", frame(deliver(1, u8(7) + i32(0) + i32(0) + u8(1) + double(1) + double(1) + double(0) + double(0) + u8(1) + raw_string(b"\x80") + i64(0)))),
+    (W, "invalidUTF8", "drag-action", frame(done(1, [u8(10) + i32(0) + i32(0) + u8(0) + u32(0) + u8(1) + raw_string(b"\xc3")]))),
     (W, "truncated", "key-alternates-cut", frame(done(1, [key_extras(0, 0, None, ["é", "è"])])[:-1])),
     (W, "countTooLarge", "key-alternates", frame(done(1, [u8(10) + i32(0) + i32(0) + u8(0) + u32(1000) + string("é")]))),
     # Unknown tags: message kinds that do not exist, wrong kinds of nested values.
@@ -282,7 +293,8 @@ refused = [
     (W, "invalidTag", "key-role-8", frame(done(1, [layout([[wkey(role=8)]])]))),
     (W, "invalidTag", "failure-kind-11", frame(failure(11))), (W, "invalidTag", "failure-kind-255", frame(failure(255))),
     (H, "invalidTag", "message-0", frame(u8(0))), (H, "invalidTag", "message-5", frame(u8(5))),
-    (H, "invalidTag", "call-0", frame(deliver(1, u8(0)))), (H, "invalidTag", "call-7", frame(deliver(1, u8(7)))),
+    (H, "invalidTag", "call-0", frame(deliver(1, u8(0)))), (H, "invalidTag", "call-8", frame(deliver(1, u8(8)))),
+    (H, "invalidTag", "drag-phase-3", frame(deliver(1, drag(phase=3)))),
     (H, "invalidTag", "lifecycle-5", frame(deliver(1, lifecycle(5)))), (H, "invalidTag", "text-input-4", frame(deliver(1, text_input(4)))),
     (H, "invalidTag", "key-kind-5", frame(deliver(1, key(kind=5)))),
     (H, "invalidTag", "keyboard-type-12", frame(load(f=facts(trait_bytes=traits(kb=12))))),

@@ -13,6 +13,7 @@ struct TypeCommand: ParsableCommand {
             the key with that role whatever its label; id:NAME taps a key by identifier. Timed input:
               double:KEY       double tap          long:KEY      long press
               long:KEY:CHOICE  long press, pick an alternate the key offers (long:e:é)
+              drag:KEY:DX[,DY]/…  a drag from the key's centre (drag:space:-40)
               hold:KEY:MS      hold for MS ms      pause:MS      let MS ms pass
               rotate:landscape, rotate:portrait or rotate:WxH   the keyboard's size changes (viewWillTransition)
             The keyboard gets its container, the user's text replacements and, when the user granted \

@@ -70,4 +70,26 @@ struct InputModelTests {
         #expect(refused == 5, "no such key (or alternate): \(message)")
         #expect(message.contains("key 'e' of keyboard dev.kbhost.English offers no alternate 'x'; it offers: è é ê ë ē ė ę"), "\(message)")
     }
+
+    @Test func englishsSpaceBarMovesTheCursorWhenDraggedAndTypesNoSpace() throws {
+        let session = try Fixtures.session(try Fixtures.sample("dev.kbhost.English"), text: "hello world")
+        defer { session.close() }
+        #expect(session.layout.extras(of: try #require(session.layout.key(named: "space")))?.dragAction == "dragCursor:event:")
+        try session.drag("space", path: [TapStep.DragOffset(dx: -25), TapStep.DragOffset(dx: -52)])
+        #expect(session.document.text == "hello world", "no space typed")
+        #expect(session.document.buffer.selection.location == 6, "five characters left, one per 10 points: \(session.document.buffer.selection)")
+        try session.drag("space", path: [TapStep.DragOffset(dx: 30, dy: -20)])
+        #expect(session.document.buffer.selection.location == 9)
+        #expect(session.failure == nil)
+    }
+
+    @Test func kbhostTypeDragsTheSpaceBar() throws {
+        let (status, out, err) = try Fixtures.runCLI(["type", "--keyboard", "dev.kbhost.English", "--autocapitalization", "none",
+                                                      "h", "e", "l", "l", "o", "drag:space:-20/-30", "x"])
+        #expect(status == 0, "\(err)")
+        #expect(out == "hexllo\n", "three characters left, then x")
+        let (bad, _, message) = try Fixtures.runCLI(["type", "--keyboard", "dev.kbhost.English", "drag:space:left"])
+        #expect(bad != 0)
+        #expect(message.contains("'drag:space:left': drag:KEY:DX[,DY]/"), "\(message)")
+    }
 }

@@ -31,4 +31,15 @@ struct InputModelGuideTests {
         #expect(k.text == "èêe")
         #expect(k.events.contains("chooseAlternate: è"))
     }
+
+    @Test func theSpaceBarDragMovesTheCursorAndTypesNoSpace() throws {
+        let k = try KeyboardTestDriver(CursorDragKeyboard.self, text: "hello")
+        try k.drag("space", path: [(dx: -20, dy: 0), (dx: -30, dy: 0)])
+        #expect(k.selection.location == 2)
+        #expect(k.text == "hello")
+        try k.run(script: "drag:space:15 a")
+        #expect(k.text == "helalo", "one right, then a: \(k.text)")
+        try k.tap("space")
+        #expect(k.text == "hela lo", "a tap still types a space")
+    }
 }

@@ -125,8 +125,10 @@ struct KeyAlternatesTests {
         let copies = alternates.map { $0.flatMap { UnsafePointer(strdup($0)) } }
         defer { copies.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
         return copies.withUnsafeBufferPointer { list in
-            var extras = kbh_key_extras_v1(struct_size: UInt32(structSize), payload: nil, alternates: list.baseAddress,
-                                           alternate_count: UInt32(list.count))
+            var extras = kbh_key_extras_v1()
+            extras.struct_size = UInt32(structSize)
+            extras.alternates = list.baseAddress
+            extras.alternate_count = UInt32(list.count)
             return s.table.pointee.set_key_extras(s.table.pointee.ctx, id, &extras)
         }
     }
@@ -148,5 +150,31 @@ struct KeyAlternatesTests {
         let s = KeyExtrasTests().services()
         #expect(set(s, "ka", ["à", nil]) == EINVAL)
         #expect(s.effects.isEmpty)
+    }
+}
+
+/// touch() as a C keyboard calls it during a drag action.
+@Suite("A drag's touch in the services table")
+struct TouchServiceTests {
+    @Test func outsideADragActionItIsENOENT() {
+        let s = WorkerServices()
+        var out = kbh_touch_v1()
+        out.struct_size = UInt32(MemoryLayout<kbh_touch_v1>.size)
+        #expect(s.table.pointee.touch(s.table.pointee.ctx, &out) == ENOENT)
+    }
+
+    @Test func itFillsNoFieldPastThePluginsStructSize() {
+        let s = WorkerServices()
+        s.currentTouch = DragTouch(phase: .moved, x: 10, y: 20, dx: -5, dy: 1, keyUnder: "space", timestampNanoseconds: 0)
+        var whole = kbh_touch_v1()
+        whole.struct_size = UInt32(MemoryLayout<kbh_touch_v1>.size)
+        #expect(s.table.pointee.touch(s.table.pointee.ctx, &whole) == 0)
+        #expect(whole.x == 10 && whole.y == 20 && whole.dx == -5 && whole.dy == 1)
+        #expect(whole.key.map { String(cString: $0) } == "space")
+        var older = kbh_touch_v1()
+        older.struct_size = UInt32(MemoryLayout<kbh_touch_v1>.offset(of: \kbh_touch_v1.dx)!)
+        older.dx = 99
+        #expect(s.table.pointee.touch(s.table.pointee.ctx, &older) == 0)
+        #expect(older.x == 10 && older.y == 20 && older.dx == 99 && older.key == nil, "x and y only")
     }
 }

@@ -21,7 +21,7 @@ struct ByteFixtureTests {
     /// `.deliver(sequence: 1, no facts, no window, call)` with the call's bytes spelled out.
     func deliver(_ callBytes: [UInt8]) -> [UInt8] { [3] + le64(1) + [0, 0] + callBytes }
 
-    @Test("Versions are 4 (protocol: key extras, haptics, alternates) and 1 (ABI: the host table only grew)")
+    @Test("Versions are 4 (protocol: key extras, haptics, alternates, drags) and 1 (ABI: the host table only grew)")
     func versions() {
         #expect(WireVersion.protocolVersion == 4)
         #expect(WireVersion.abiVersion == 1)
@@ -71,6 +71,8 @@ struct ByteFixtureTests {
 
     @Test("Each Call case has its tag and field order")
     func callBytes() throws {
+        let dragBytes: [UInt8] = [7] + le32(1) + le32(0) + [1] + le64(1.0.bitPattern) + le64((-2.5).bitPattern)
+            + le64(0) + le64(0) + [1] + utf8String("k") + le64(7)
         let cases: [(Call, [UInt8])] = [
             (.lifecycle(.viewWillAppear, animated: true), [1, 1, 1]),
             (.lifecycle(.viewDidDisappear, animated: false), [1, 4, 0]),
@@ -83,6 +85,8 @@ struct ByteFixtureTests {
             (.memoryWarning, [5]),
             (.alternate(row: 0, column: 2, choice: "é", event: KeyEvent(kind: .touchUpInside, tapCount: 1, timestampNanoseconds: 600_000_000)),
              [6] + le32(0) + le32(2) + utf8String("é") + le32(1) + le64(600_000_000)),
+            (.drag(row: 1, column: 0, touch: DragTouch(phase: .moved, x: 1, y: -2.5, dx: 0, dy: 0, keyUnder: "k", timestampNanoseconds: 7)),
+             dragBytes),
         ]
         for (call, callBytes) in cases {
             let m = HostMessage.deliver(Delivery(sequence: 1, call: call))
@@ -138,14 +142,16 @@ struct ByteFixtureTests {
         try expectEffects(cases)
     }
 
-    @Test("The input models' effects: key extras (row, column, payload, alternates) and haptics (kind, intensity)")
+    @Test("The input models' effects: key extras (row, column, payload, alternates, drag action) and haptics (kind, intensity)")
     func inputModelEffectBytes() throws {
         let payload: [UInt8] = [10] + le32(1) + le32(2) + [1] + utf8String("p") + le32(0)
         let alternates: [UInt8] = [10] + le32(0) + le32(0) + [0] + le32(2) + utf8String("é") + utf8String("è")
         let haptic: [UInt8] = [11, 5] + le64(1.0.bitPattern)
+        let dragAction: [UInt8] = [10] + le32(0) + le32(0) + [0] + le32(0) + [1] + utf8String("d:e:")
         let cases: [(Effect, [UInt8])] = [
-            (.setKeyExtras(KeyExtrasChange(row: 1, column: 2, extras: KeyExtras(payload: "p"))), payload),
-            (.setKeyExtras(KeyExtrasChange(row: 0, column: 0, extras: KeyExtras(alternates: ["é", "è"]))), alternates),
+            (.setKeyExtras(KeyExtrasChange(row: 1, column: 2, extras: KeyExtras(payload: "p"))), payload + [0]),
+            (.setKeyExtras(KeyExtrasChange(row: 0, column: 0, extras: KeyExtras(alternates: ["é", "è"]))), alternates + [0]),
+            (.setKeyExtras(KeyExtrasChange(row: 0, column: 0, extras: KeyExtras(dragAction: "d:e:"))), dragAction),
             (.haptic(.selection, intensity: 1), haptic),
         ]
         try expectEffects(cases)

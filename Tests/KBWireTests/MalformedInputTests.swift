@@ -45,7 +45,8 @@ struct MalformedInputTests {
 
     @Test("Unknown nested tags are rejected: call, life cycle, text input, key event, effect, edit, role, failure kind")
     func unknownNestedTags() {
-        #expect(throws: WireError.invalidTag(type: "call", tag: 7)) { try HostMessage.decode(deliver([7])) }
+        #expect(throws: WireError.invalidTag(type: "call", tag: 8)) { try HostMessage.decode(deliver([8])) }
+        #expect(throws: WireError.invalidTag(type: "drag phase", tag: 3)) { try HostMessage.decode(deliver([7] + le32(0) + le32(0) + [3])) }
         #expect(throws: WireError.invalidTag(type: "call", tag: 0)) { try HostMessage.decode(deliver([0])) }
         #expect(throws: WireError.invalidTag(type: "life-cycle selector", tag: 5)) {
             try HostMessage.decode(deliver([1, 5, 0]))

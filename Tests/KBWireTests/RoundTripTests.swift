@@ -28,6 +28,7 @@ struct RoundTripTests {
             case .transition: callTags.insert("transition")
             case .memoryWarning: callTags.insert("memoryWarning")
             case .alternate: callTags.insert("alternate")
+            case .drag: callTags.insert("drag")
             }
         }
         for effect in Samples.effects {
@@ -53,7 +54,7 @@ struct RoundTripTests {
             case .haptic: effectTags.insert("haptic")
             }
         }
-        #expect(callTags.count == 6)
+        #expect(callTags.count == 7)
         #expect(effectTags.count == 11)
         #expect(editTags.count == 5)
         let kinds = Samples.workerMessages.compactMap { m -> WorkerFailure.Kind? in

@@ -132,7 +132,8 @@ struct EnglishLayout {
         var row = [pageKey()]
         if showsGlobe { row.append(.globe()) }
         row += [arrangementKey,
-                KeySpec("space", identifier: "space", role: .space, width: spaceWidth, action: EnglishViewController.space),
+                KeySpec("space", identifier: "space", role: .space, width: spaceWidth, action: EnglishViewController.space,
+                        dragAction: EnglishViewController.dragCursor),
                 KeySpec("return", identifier: "return", role: .return, width: 2, action: EnglishViewController.newline)]
         return row
     }

@@ -49,10 +49,13 @@ public struct KeyboardLayout: Hashable, Sendable {
         public var payload: String?
         /// What a long press offers in its place (KeySpec.alternates), in order.
         public var alternates: [String]
+        /// The selector a drag that begins on the key calls (KeySpec.dragAction); nil: none.
+        public var dragAction: String?
 
-        public init(payload: String? = nil, alternates: [String] = []) {
+        public init(payload: String? = nil, alternates: [String] = [], dragAction: String? = nil) {
             self.payload = payload
             self.alternates = alternates
+            self.dragAction = dragAction
         }
     }
 

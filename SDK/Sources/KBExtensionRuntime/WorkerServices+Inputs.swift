@@ -14,6 +14,23 @@ extension WorkerServices {
             return s.lend(12, s.keyExtras[place]?.payload)
         }
         table.pointee.play_haptic = { ctx, kind, intensity in services(ctx).playHaptic(kind, intensity) }
+        table.pointee.touch = { ctx, out in services(ctx).touch(out) }
+    }
+
+    private func touch(_ out: UnsafeMutablePointer<kbh_touch_v1>?) -> Int32 {
+        guard let touch = currentTouch else {
+            lastError = "touch: no drag action is running"
+            return ENOENT
+        }
+        guard let out else { return EINVAL }
+        let raw = UnsafeMutableRawPointer(out), size = Int(out.pointee.struct_size)
+        func put<T>(_ path: KeyPath<kbh_touch_v1, T>, _ value: T) {
+            guard let offset = MemoryLayout<kbh_touch_v1>.offset(of: path), offset + MemoryLayout<T>.size <= size else { return }
+            raw.storeBytes(of: value, toByteOffset: offset, as: T.self)
+        }
+        put(\.x, touch.x); put(\.y, touch.y); put(\.dx, touch.dx); put(\.dy, touch.dy)
+        put(\.key, lend(13, touch.keyUnder))
+        return 0
     }
 
     private func playHaptic(_ kind: Int32, _ intensity: Double) -> Int32 {
@@ -70,6 +87,10 @@ extension WorkerServices {
                     extras.alternates.append(String(cString: alternate))
                 }
             }
+            extras.dragAction = field(\.drag_action).flatMap { $0 }.map { String(cString: $0) }
+        }
+        if let action = extras.dragAction, selectors[action] == nil || SelectorRules.known[action] != nil {
+            failure = failure ?? WorkerFailure(.badLayout, "class \(className): key '\(name)' names drag action '\(action)', which the class does not implement as a key action")
         }
         if extras == KeyExtras() { keyExtras[place] = nil } else { keyExtras[place] = extras }
         record(.setKeyExtras(KeyExtrasChange(row: Int32(place.row), column: Int32(place.column), extras: extras)))

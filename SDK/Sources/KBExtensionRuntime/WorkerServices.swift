@@ -18,6 +18,8 @@ package final class WorkerServices {
     package internal(set) var keyExtras: [KeyNaming.Position: KeyExtras] = [:]
     /// The current layout's keys by identifier, made when extras are first set (most layouts have none).
     var identifierIndex: [String: KeyNaming.Position]?
+    /// Where a drag's touch is, while its drag action runs (the touch() service).
+    var currentTouch: DragTouch?
     /// Selectors of the principal class (set before the instance is created).
     var selectors: [String: PreparedSelector] = [:]
     var className = ""

@@ -17,6 +17,6 @@ extension KeyboardLayout {
 extension KeyboardLayout.KeyExtras {
     /// A key's extras as the keyboard sent them.
     init(_ wire: KBWire.KeyExtras) {
-        self.init(payload: wire.payload, alternates: wire.alternates)
+        self.init(payload: wire.payload, alternates: wire.alternates, dragAction: wire.dragAction)
     }
 }

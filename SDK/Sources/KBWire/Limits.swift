@@ -96,10 +96,11 @@ package enum WireLimits {
             case .advanceToNextInputMode, .dismissKeyboard, .playInputClick: break
             case .haptic: bytes += 1 + 8
             case .setKeyExtras(let change):
-                bytes += 8 + 1 + 4
+                bytes += 8 + 1 + 4 + 1
                 memory += keyExtrasCost + arrayCost(change.extras.alternates.count, stride: MemoryLayout<String>.stride)
                 if let payload = change.extras.payload { string(payload) }
                 change.extras.alternates.forEach(string)
+                if let action = change.extras.dragAction { string(action) }
             }
         }
         return (bytes, memory)

@@ -161,6 +161,9 @@ extension ByteWriter {
         case .memoryWarning: u8(5)
         case .alternate(let row, let column, let choice, let e):
             u8(6); i32(row); i32(column); string(choice); i32(e.tapCount); i64(e.timestampNanoseconds)
+        case .drag(let row, let column, let t):
+            u8(7); i32(row); i32(column); u8(t.phase.rawValue)
+            double(t.x); double(t.y); double(t.dx); double(t.dy); optionalString(t.keyUnder); i64(t.timestampNanoseconds)
         }
     }
 
@@ -192,6 +195,7 @@ extension ByteWriter {
         optionalString(e.payload)
         count(e.alternates.count)
         for a in e.alternates { string(a) }
+        optionalString(e.dragAction)
     }
 
     mutating func effects(_ list: [Effect]) {
@@ -297,6 +301,16 @@ extension ByteReader {
             let row = try i32("key row"), column = try i32("key column"), choice = try string("alternate")
             let event = KeyEvent(kind: .touchUpInside, tapCount: try i32("tap count"), timestampNanoseconds: try i64("timestamp"))
             return .alternate(row: row, column: column, choice: choice, event: event)
+        case 7:
+            let row = try i32("key row"), column = try i32("key column")
+            let phase = try enumCase(DragTouch.Phase.self, "drag phase")
+            let x = try double("touch x"), y = try double("touch y"), dx = try double("touch dx"), dy = try double("touch dy")
+            guard [x, y, dx, dy].allSatisfy(\.isFinite) else {
+                throw .invalidValue(field: "touch", reason: "(\(x), \(y)) moved (\(dx), \(dy)) is not finite")
+            }
+            return .drag(row: row, column: column, touch: DragTouch(phase: phase, x: x, y: y, dx: dx, dy: dy,
+                                                                    keyUnder: try optionalString("key under the touch"),
+                                                                    timestampNanoseconds: try i64("timestamp")))
         case let tag: throw .invalidTag(type: "call", tag: tag)
         }
     }
@@ -353,7 +367,7 @@ extension ByteReader {
         var alternates: [String] = []
         alternates.reserveCapacity(n)
         for _ in 0..<n { alternates.append(try string("alternate")) }
-        return KeyExtras(payload: payload, alternates: alternates)
+        return KeyExtras(payload: payload, alternates: alternates, dragAction: try optionalString("drag action"))
     }
 
     mutating func effects() throws(WireError) -> [Effect] {

@@ -189,11 +189,40 @@ package enum Call: Hashable, Sendable {
     /// The person picked `choice`, one of the key's alternates, on a long press: the key's tap
     /// action is called with a KBH_EVENT_ALTERNATE event and the choice as the sender's label.
     case alternate(row: Int32, column: Int32, choice: String, event: KeyEvent)
+    /// A drag that began on the key moved (or began, or ended): the key's drag action is called
+    /// with a KBH_EVENT_DRAG_* event, and the host's touch() answers with `touch`.
+    case drag(row: Int32, column: Int32, touch: DragTouch)
 
     /// The selector `.transition` calls (kbhost_keyboard.h's table lists it).
     package static let transitionSelector = "viewWillTransitionToWidth:height:"
     /// The selector `.memoryWarning` calls (kbhost_keyboard.h's table lists it).
     package static let memoryWarningSelector = "didReceiveMemoryWarning"
+}
+
+/// Where a drag's touch is, in points in the layout's space (kbhost_keyboard_inputs.h's kbh_touch_v1).
+package struct DragTouch: Hashable, Sendable {
+    /// Raw values: the event kinds' offsets from KBH_EVENT_DRAG_BEGAN.
+    package enum Phase: UInt8, CaseIterable, Sendable { case began = 0, moved, ended }
+
+    package var phase: Phase
+    package var x: Double
+    package var y: Double
+    /// From where the drag began.
+    package var dx: Double
+    package var dy: Double
+    /// The identifier of the key under the touch; nil: none.
+    package var keyUnder: String?
+    package var timestampNanoseconds: Int64
+
+    package init(phase: Phase, x: Double, y: Double, dx: Double, dy: Double, keyUnder: String?, timestampNanoseconds: Int64) {
+        self.phase = phase
+        self.x = x
+        self.y = y
+        self.dx = dx
+        self.dy = dy
+        self.keyUnder = keyUnder
+        self.timestampNanoseconds = timestampNanoseconds
+    }
 }
 
 /// The view life cycle, in the order UIKit calls it.
@@ -277,10 +306,13 @@ package struct KeyExtras: Hashable, Sendable {
     package var payload: String?
     /// What a long press offers in its place (KeySpec.alternates), in order.
     package var alternates: [String]
+    /// The selector a drag that begins on the key calls (KeySpec.dragAction); nil: none.
+    package var dragAction: String?
 
-    package init(payload: String? = nil, alternates: [String] = []) {
+    package init(payload: String? = nil, alternates: [String] = [], dragAction: String? = nil) {
         self.payload = payload
         self.alternates = alternates
+        self.dragAction = dragAction
     }
 }
 

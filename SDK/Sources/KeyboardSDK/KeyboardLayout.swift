@@ -53,13 +53,17 @@ public struct KeySpec: Hashable, Sendable {
     /// person picks calls the key's `action` with an `.alternate` event, the sender's label being
     /// the alternate (so a key that inserts its label types it). Let go without picking: a tap.
     public var alternates: [String]
+    /// The selector a drag that begins on the key calls, with `.dragBegan`, `.dragMoved` and
+    /// `.dragEnded` events whose `touch` says where the finger is (a space bar that moves the
+    /// cursor, swipe typing); the key then gets no tap for it. nil: a drag is no tap, nothing more.
+    public var dragAction: String?
 
     /// A key whose actions are selectors of the controller's `keyActions`
     /// (or the built-in ones); by default it inserts its label.
     public init(_ label: String, identifier: String? = nil, role: KeyRole = .character, width: Double = 1,
                 action: String? = KeyAction.insertKeyLabel.selector, touchDownAction: String? = nil,
                 longPressAction: String? = nil, doubleTapAction: String? = nil, repeats: Bool = false,
-                payload: String? = nil, alternates: [String] = []) {
+                payload: String? = nil, alternates: [String] = [], dragAction: String? = nil) {
         self.identifier = identifier
         self.label = label
         self.role = role
@@ -71,6 +75,7 @@ public struct KeySpec: Hashable, Sendable {
         self.repeats = repeats
         self.payload = payload
         self.alternates = alternates
+        self.dragAction = dragAction
     }
 
     /// A key whose actions are `KeyAction`s: `KeySpec("A", action: HexViewController.insertDigit)`.
@@ -78,10 +83,11 @@ public struct KeySpec: Hashable, Sendable {
     public init(_ label: String, identifier: String? = nil, role: KeyRole = .character, width: Double = 1,
                 action: KeyAction, touchDownAction: KeyAction? = nil, longPressAction: KeyAction? = nil,
                 doubleTapAction: KeyAction? = nil, repeats: Bool = false, payload: String? = nil,
-                alternates: [String] = []) {
+                alternates: [String] = [], dragAction: KeyAction? = nil) {
         self.init(label, identifier: identifier, role: role, width: width, action: action.selector,
                   touchDownAction: touchDownAction?.selector, longPressAction: longPressAction?.selector,
-                  doubleTapAction: doubleTapAction?.selector, repeats: repeats, payload: payload, alternates: alternates)
+                  doubleTapAction: doubleTapAction?.selector, repeats: repeats, payload: payload, alternates: alternates,
+                  dragAction: dragAction?.selector)
     }
 
     /// A key that inserts its label and offers alternates on a long press: `.character("e", alternates: ["é", "è"])`.
@@ -90,7 +96,7 @@ public struct KeySpec: Hashable, Sendable {
     }
 
     /// Whether the key has anything to send beyond its kbh_key_spec_v1 (set_key_extras).
-    var hasExtras: Bool { payload != nil || !alternates.isEmpty }
+    var hasExtras: Bool { payload != nil || !alternates.isEmpty || dragAction != nil }
 
     /// A key that inserts its label.
     public static func character(_ label: String, width: Double = 1) -> KeySpec { KeySpec(label, width: width) }
@@ -182,6 +188,12 @@ public struct KeyEvent: Hashable, Sendable {
         /// The person picked one of the key's alternates on a long press (`KeySpec.alternates`):
         /// sent to its `action`, the sender's label being the alternate picked.
         case alternate
+        /// A drag began on a key with a `dragAction` (`touch`: at the key's centre).
+        case dragBegan
+        /// The drag moved (`touch`: where to).
+        case dragMoved
+        /// The drag ended (`touch`: where it let go).
+        case dragEnded
     }
     /// What happened.
     public var kind: Kind
@@ -191,19 +203,23 @@ public struct KeyEvent: Hashable, Sendable {
     public var repeatCount: Int
     /// Nanoseconds on the session's clock (virtual in tests).
     public var timestampNanoseconds: Int64
+    /// For a drag's events: where the touch is; nil for the others.
+    public var touch: KeyTouch?
 
-    init(_ c: UnsafePointer<kbh_event_v1>) {
+    init(_ c: UnsafePointer<kbh_event_v1>, host: UnsafePointer<kbh_host_v1>) {
         kind = Kind(rawValue: c.pointee.kind.rawValue) ?? .touchUpInside
         tapCount = Int(c.pointee.tap_count)
         repeatCount = Int(c.pointee.repeat_count)
         timestampNanoseconds = c.pointee.timestamp_ns
+        if [.dragBegan, .dragMoved, .dragEnded].contains(kind) { touch = KeyTouch(host: host) }
     }
 
     /// An event, for calling an action directly (tests).
-    public init(kind: Kind, tapCount: Int = 1, repeatCount: Int = 0, timestampNanoseconds: Int64 = 0) {
+    public init(kind: Kind, tapCount: Int = 1, repeatCount: Int = 0, timestampNanoseconds: Int64 = 0, touch: KeyTouch? = nil) {
         self.kind = kind
         self.tapCount = tapCount
         self.repeatCount = repeatCount
         self.timestampNanoseconds = timestampNanoseconds
+        self.touch = touch
     }
 }

@@ -218,5 +218,5 @@ private let action1: @convention(c) (UnsafeMutableRawPointer?, Sel, UnsafePointe
 
 private let action2: @convention(c) (UnsafeMutableRawPointer?, Sel, UnsafePointer<kbh_key_v1>?, UnsafePointer<kbh_event_v1>?) -> Void = { obj, sel, key, event in
     let vc = controller(obj)
-    actionOf(sel).invoke(vc, key.map { Key($0, host: vc.host) }, event.map(KeyEvent.init))
+    actionOf(sel).invoke(vc, key.map { Key($0, host: vc.host) }, event.map { KeyEvent($0, host: vc.host) })
 }

@@ -119,7 +119,8 @@ public final class KeyboardProcess {
         for n in names { try tap(n) }
     }
 
-    /// A tap script as `kbhost type` takes it: key names, double:K, long:K, long:K:CHOICE, hold:K:MS, pause:MS, rotate:….
+    /// A tap script as `kbhost type` takes it: key names, double:K, long:K, long:K:CHOICE, hold:K:MS, pause:MS,
+    /// drag:K:DX[,DY]/…, rotate:….
     public func run(script: String) throws(Failure) {
         let steps: [TapStep]
         do { steps = try TapStep.script(script) } catch { throw .script(error.description) }
@@ -139,6 +140,13 @@ public final class KeyboardProcess {
     public func chooseAlternate(_ choice: String, on name: String) throws(Failure) {
         defer { sample() }
         do { try session.chooseAlternate(choice, on: name) } catch { throw Failure(error) }
+    }
+
+    /// A drag from the centre of a key through points given from there, exactly as
+    /// `KeyboardTestDriver.drag(_:path:)` (the script token `drag:KEY:DX[,DY]/…`).
+    public func drag(_ name: String, path: [(dx: Double, dy: Double)]) throws(Failure) {
+        defer { sample() }
+        do { try session.drag(name, path: path.map { TapStep.DragOffset(dx: $0.dx, dy: $0.dy) }) } catch { throw Failure(error) }
     }
 
     /// The alternates a key offers on a long press, as the host received them from the keyboard's process.

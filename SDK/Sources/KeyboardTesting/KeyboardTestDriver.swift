@@ -181,7 +181,7 @@ public final class KeyboardTestDriver {
     }
 
     /// A tap script as `kbhost type` and `KeyboardProcess.run(script:)` take it: key names, double:K,
-    /// long:K, long:K:CHOICE, hold:K:MS, pause:MS, rotate:….
+    /// long:K, long:K:CHOICE, hold:K:MS, pause:MS, drag:K:DX[,DY]/…, rotate:….
     public func run(script: String) throws(Failure) {
         let steps: [TapStep]
         do { steps = try TapStep.script(script) } catch { throw .script(error.description) }
@@ -195,6 +195,13 @@ public final class KeyboardTestDriver {
     /// being `choice`. `events` shows "showAlternates: é è ê" and "chooseAlternate: é".
     public func chooseAlternate(_ choice: String, on name: String) throws(Failure) {
         do { try session.chooseAlternate(choice, on: name) } catch { throw Failure(error) }
+    }
+
+    /// A drag from the centre of a key through points given from there (right and down positive), in
+    /// points in the layout's space (`kbhost preview --json`'s frames): a key with a `dragAction` gets
+    /// drag began, moved at each point, ended at the last, with `KeyEvent.touch` (`drag:KEY:DX[,DY]/…`).
+    public func drag(_ name: String, path: [(dx: Double, dy: Double)]) throws(Failure) {
+        do { try session.drag(name, path: path.map { TapStep.DragOffset(dx: $0.dx, dy: $0.dy) }) } catch { throw Failure(error) }
     }
 
     /// The alternates a key (by label, role or "id:X") offers on a long press, as the host received them.

@@ -66,6 +66,7 @@ typedef enum kbh_event_kind {
     KBH_EVENT_LONG_PRESS = 3,
     KBH_EVENT_REPEAT = 4,            /* auto-repeat while a repeating key is held */
     KBH_EVENT_ALTERNATE = 5, /* appended: an alternate chosen on a long press (kbh_key_extras_v1) */
+    KBH_EVENT_DRAG_BEGAN = 6, KBH_EVENT_DRAG_MOVED = 7, KBH_EVENT_DRAG_ENDED = 8, /* appended: drag_action */
 } kbh_event_kind;
 
 /* The sender of a key action ('@' argument). */
@@ -303,6 +304,9 @@ typedef struct kbh_host_v1 {
        open access, as on iOS, where a keyboard without it feels nothing: EPERM.
        EINVAL: no such kind. The host records each one in its events. */
     int32_t (*play_haptic)(void *ctx, int32_t haptic, double intensity);
+
+    /* During a drag action: where the touch is (kbh_touch_v1). ENOENT otherwise. */
+    int32_t (*touch)(void *ctx, kbh_touch_v1 *out);
 } kbh_host_v1;
 
 /* Whether a host table has a field (tables only ever grow at the end). */

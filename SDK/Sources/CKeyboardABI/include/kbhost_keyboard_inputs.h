@@ -1,6 +1,6 @@
 /*
  * kbhost keyboard plugin ABI, version 1: the input models appended to it later
- * (a key's extras: payload and alternates; haptic feedback, …). kbhost_keyboard.h includes this header; include that one.
+ * (a key's extras: payload, alternates, drag action; haptic feedback; a drag's touch). kbhost_keyboard.h includes this header; include that one.
  *
  * These are the types the appended fields of kbh_host_v1 take. Each struct that
  * may grow starts with its struct_size, set by whoever fills it, and only ever
@@ -33,7 +33,25 @@ typedef struct kbh_key_extras_v1 {
        its sender's label types it unchanged. Letting go without picking is a tap. */
     const char *const *alternates;
     uint32_t alternate_count;
+    /* A selector of the class ("v@:@@", as a key action) called for a drag that begins
+       on the key (a space bar that moves the cursor, swipe typing): events of kinds
+       KBH_EVENT_DRAG_BEGAN, then _MOVED for each move, then _ENDED; during each, the
+       host's touch() says where the touch is. A key with one gets no tap for a drag;
+       a drag on a key without one is a touch down and nothing more (the touch left it).
+       NULL: none. */
+    const char *drag_action;
 } kbh_key_extras_v1;
+
+/* Where a drag's touch is, filled by the host's touch() (up to out->struct_size, which the
+   plugin sets). Points in the layout's space: the keyboard's picture as `kbhost preview
+   --json` lays it out in the current orientation (origin at the top left; the display line
+   and the candidate bar on top, then the key rows). */
+typedef struct kbh_touch_v1 {
+    uint32_t struct_size;
+    double x, y;          /* the touch now */
+    double dx, dy;        /* from where the drag began (the key's centre) */
+    const char *key;      /* the identifier of the key under the touch; NULL: none (borrowed) */
+} kbh_touch_v1;
 
 /* Haptic feedback, play_haptic's kind: UIImpactFeedbackGenerator's styles (with an
    intensity, 0…1, as impactOccurred(intensity:)), UISelectionFeedbackGenerator, and
