@@ -167,7 +167,7 @@ let package = Package(
         // Fixtures/manifests: the hostile manifests scripts/make-manifest-corpus.py writes, read at test time.
         .testTarget(name: "KBHostTests", dependencies: ["KBHost", "KBText", "KBWire", "KBSystem"], exclude: ["Fixtures"]),
         // Golden/: every command's output, one transcript a case (GoldenTests), read at test time.
-        .testTarget(name: "EndToEndTests", dependencies: ["KBHost", "KBText", "KBSystem"], exclude: ["Golden"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["KBHost", "KBText", "KBSystem"], exclude: ["Golden", "ABIFixtures"]),
         // ARCHITECTURE.md's module map against this file, and the arrows it forbids. Reads text only.
         .testTarget(name: "ArchitectureTests"),
         // The SDK's API reference: every public symbol of its modules documented (symbol graphs
