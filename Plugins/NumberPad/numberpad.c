@@ -52,11 +52,13 @@ static void view_will_appear(numberpad *self, const kbh_selector_v1 *cmd, bool a
 }
 
 /* v@:@ — the sender key. A light tap of haptic feedback with each digit, where the host has
-   play_haptic (appended to the table later: KBH_HOST_HAS) and the keyboard open access. */
+   play_haptic (appended to the table later: KBH_HOST_HAS) and the keyboard open access
+   (without it, play_haptic would only say EPERM). */
 static void insert_digit(numberpad *self, const kbh_selector_v1 *cmd, const kbh_key_v1 *key) {
     (void)cmd;
-    self->host->insert_text(self->host->ctx, key->label);
-    if (KBH_HOST_HAS(self->host, play_haptic)) self->host->play_haptic(self->host->ctx, KBH_HAPTIC_LIGHT, 1.0);
+    const kbh_host_v1 *host = self->host;
+    host->insert_text(host->ctx, key->label);
+    if (KBH_HOST_HAS(host, play_haptic) && host->has_full_access(host->ctx)) host->play_haptic(host->ctx, KBH_HAPTIC_LIGHT, 1.0);
 }
 
 /* v@:@@ — sender and event: deletes once per tap and once per repeat */

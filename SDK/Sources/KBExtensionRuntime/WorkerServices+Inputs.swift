@@ -10,7 +10,10 @@ extension WorkerServices {
         table.pointee.set_key_extras = { ctx, identifier, extras in services(ctx).setKeyExtras(identifier, extras) }
         table.pointee.key_payload = { ctx, identifier in
             let s = services(ctx)
-            guard let identifier, let place = s.place(ofKey: String(cString: identifier)) else { return s.lend(12, nil) }
+            // Most layouts carry no extras: then no index of the keys is made (the SDK asks on every action).
+            guard !s.keyExtras.isEmpty, let identifier, let place = s.place(ofKey: String(cString: identifier)) else {
+                return s.lend(12, nil)
+            }
             return s.lend(12, s.keyExtras[place]?.payload)
         }
         table.pointee.play_haptic = { ctx, kind, intensity in services(ctx).playHaptic(kind, intensity) }

@@ -24,7 +24,8 @@ extension KeyboardSession {
         let start = clockNanoseconds
         let plan = key.plan(gesture, from: start)
         let callout = layout.extras(of: key)?.alternates ?? []
-        var shown = callout.isEmpty || start + plan.duration - Gesture.Timing.betweenTapsNanoseconds < start + Gesture.Timing.longPressNanoseconds
+        let held = plan.duration - Gesture.Timing.betweenTapsNanoseconds
+        var shown = callout.isEmpty || held < Gesture.Timing.longPressNanoseconds  // nothing to show, or not held long enough
         for event in plan.events {
             if !shown && event.timestampNanoseconds >= start + Gesture.Timing.longPressNanoseconds {
                 events.append(SessionEvent("showAlternates", callout.joined(separator: " ")))
