@@ -178,3 +178,21 @@ struct TouchServiceTests {
         #expect(older.x == 10 && older.y == 20 && older.dx == 99 && older.key == nil, "x and y only")
     }
 }
+
+/// What the worker refuses of the new input models, as it refuses a layout's unknown action.
+@Suite("Drag actions and drags the worker refuses")
+struct DragRefusalTests {
+    @Test func aDragActionTheClassDoesNotImplementFailsTheCallNamingIt() throws {
+        let s = KeyExtrasTests().services()
+        s.className = "Pad"
+        var extras = kbh_key_extras_v1()
+        extras.struct_size = UInt32(MemoryLayout<kbh_key_extras_v1>.size)
+        let action = strdup("noSuchMethod:event:")
+        defer { free(action) }
+        extras.drag_action = UnsafePointer(action)
+        #expect(s.table.pointee.set_key_extras(s.table.pointee.ctx, "ka", &extras) == 0)
+        let failure = try #require(s.failure)
+        #expect(failure.kind == .badLayout)
+        #expect(failure.message == "class Pad: key 'ka' names drag action 'noSuchMethod:event:', which the class does not implement as a key action")
+    }
+}

@@ -77,4 +77,21 @@ struct DragTests {
         let effects = try runtime.deliver(Delivery(sequence: 2, call: .drag(row: 0, column: 0, touch: touch)))
         #expect(effects == [.edit(.insertText("[dragMoved no touch]"))])
     }
+
+    @Test func theWorkerRefusesADragOnAKeyWithoutADragAction() throws {
+        let runtime = ExtensionRuntime()
+        _ = try runtime.load(plugin: KeyboardPlugin.export([DragKeyboard.self]), className: "DragKeyboard",
+                             facts: ControllerFacts(), window: DocumentWindow())
+        _ = try runtime.deliver(Delivery(sequence: 1, call: .lifecycle(.viewDidLoad, animated: false)))
+        let touch = DragTouch(phase: .began, x: 0, y: 0, dx: 0, dy: 0, keyUnder: nil, timestampNanoseconds: 0)
+        #expect(try runtime.deliver(Delivery(sequence: 2, call: .drag(row: 1, column: 1, touch: touch))).count == 1,
+                "control: the space bar has one")
+        do {
+            _ = try runtime.deliver(Delivery(sequence: 3, call: .drag(row: 1, column: 0, touch: touch)))
+            Issue.record("a drag on x, which has no drag action, was delivered")
+        } catch {
+            #expect(error.kind == .badRequest)
+            #expect(error.message.contains("has no drag action"), "\(error.message)")
+        }
+    }
 }
