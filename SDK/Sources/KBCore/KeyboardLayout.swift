@@ -82,8 +82,11 @@ public struct KeyboardLayout: Hashable, Sendable {
     }
 
     /// A key's extras (its payload…), nil when it has none.
-    public func extras(of key: Key) -> KeyExtras? {
-        extras[KeyNaming.Position(row: key.row, column: key.column)]
+    public func extras(of key: Key) -> KeyExtras? { extras(row: key.row, column: key.column) }
+
+    /// The extras of the key at a place, nil when it has none or there is no key there.
+    public func extras(row: Int, column: Int) -> KeyExtras? {
+        extras[KeyNaming.Position(row: row, column: column)]
     }
 
     /// The payload of the key a name finds (`key(named:)`), nil when it has none or there is no such key.
