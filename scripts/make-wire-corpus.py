@@ -32,6 +32,7 @@ import random
 import shutil
 import struct
 import sys
+import wire_corpus_inputs  # beside this script: the input models' messages (extras, haptics, alternates, drags)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "Tests/KBWireTests/Fixtures/frames")
@@ -116,9 +117,6 @@ def transition(w=375.0, h=216.0): return u8(4) + double(w) + double(h)
 
 
 MEMORY_WARNING = u8(5)
-def alternate(row=0, col=0, choice="é", taps=1, ts=600_000_000): return u8(6) + i32(row) + i32(col) + string(choice) + i32(taps) + i64(ts)
-def drag(row=3, col=1, phase=1, x=187.5, y=190.0, dx=-40.0, dy=0.0, under="space", ts=16_000_000):
-    return u8(7) + i32(row) + i32(col) + u8(phase) + double(x) + double(y) + double(dx) + double(dy) + optional(under) + i64(ts)
 
 
 # --- Worker → host messages (WorkerMessage) ---
@@ -159,10 +157,6 @@ ADVANCE, DISMISS, CLICK = u8(4), u8(5), u8(6)
 def log(level, text): return u8(7) + u8(level) + string(text)
 def pasteboard(text): return u8(8) + string(text)
 def sound(name): return u8(9) + string(name)
-def key_extras(row, col, payload=None, alternates=(), drag=None):
-    return (u8(10) + i32(row) + i32(col) + optional(payload) + u32(len(alternates)) + b"".join(string(a) for a in alternates)
-            + optional(drag))
-def haptic(kind, intensity=1.0): return u8(11) + u8(kind) + double(intensity)
 
 
 QWERTY = [[wkey(c, c.upper()) for c in row] for row in ("qwertyuiop", "asdfghjkl", "zxcvbnm")] + [
@@ -180,6 +174,7 @@ def put(folder, name, data):
 
 # --- Valid messages: every message type, every effect and call kind ---
 
+inputs = wire_corpus_inputs.Inputs(sys.modules[__name__])
 WORKER_VALID = {
     "hello": worker_hello(), "hello-pid-negative": worker_hello(pid=-1), "hello-versions-max": worker_hello(0xFFFFFFFF, 0, 0),
     "loaded-no-selectors": loaded(()), "loaded": loaded((("viewDidLoad", "v@:"), ("keyTapped:", "v@:@"))),
@@ -203,11 +198,7 @@ WORKER_VALID = {
     "done-pasteboard": done(7, [pasteboard("copied 📋")]), "done-sound": done(7, [sound("Tock")]),
     "done-every-effect": done(9, [insert("ab"), DELETE, adjust(-1), marked_text("k", 0, 1), UNMARK, layout(QWERTY),
                                   display("d"), ADVANCE, DISMISS, CLICK, log(3, "l"), pasteboard("p"), sound("s"),
-                                  key_extras(0, 0, "x"), haptic(0)]),
-    "done-key-extras": done(7, [layout(QWERTY), key_extras(0, 2, "mode.greek"), key_extras(3, 0), key_extras(-1, 2**31 - 1, ""),
-                                key_extras(0, 2, None, ["è", "é", "ê", ""]), key_extras(1, 0, "p", ["à"]),
-                                key_extras(3, 1, None, (), "dragCursor:event:")]),
-    "done-haptics": done(7, [haptic(k, i / 8) for k, i in zip(range(9), range(9))]),
+                                  inputs.key_extras(0, 0, "x"), inputs.haptic(0)]),
     "done-at-effect-limit": done(7, [CLICK] * MAX_EFFECTS),
     "done-long-string": done(7, [insert("é" * 20_000)]),
     "failure": failure(), "failure-every-kind": None,
@@ -226,9 +217,6 @@ HOST_VALID = {
                       s=sandbox(["/k", "/usr/share/dict"], "/home/u/c", [("group.k", "/g/k")], ["seccomp"])),
     "deliver-memory-warning": deliver(1, MEMORY_WARNING), "deliver-transition": deliver(2, transition()),
     "deliver-transition-extremes": deliver(3, transition(1.7976931348623157e308, -5e-324)),
-    "deliver-alternate": deliver(7, alternate()), "deliver-alternate-extremes": deliver(8, alternate(-2**31, 2**31 - 1, "", -1, -2**63)),
-    "deliver-drag": deliver(9, drag()), "deliver-drag-began-nothing-under": deliver(10, drag(phase=0, under=None)),
-    "deliver-drag-extremes": deliver(11, drag(-2**31, 2**31 - 1, 2, -1.7976931348623157e308, 5e-324, -0.0, 1e300, "", -2**63)),
     "deliver-key": deliver(4, key(1, 2, 0)), "deliver-key-extremes": deliver(5, key(2**31 - 1, -2**31, 4, -2**31, 2**31 - 1, -2**63)),
     "deliver-with-facts-and-window": deliver(0xFFFFFFFFFFFFFFFF, text_input(3), facts(), window("hello", (1, 3))),
     "deliver-window-selection-inside-cluster": deliver(6, lifecycle(), None, window("👍🏽e\u0301", (1, 2), (1, 2))),
@@ -240,6 +228,8 @@ for t in range(4):
 for k in range(5):
     HOST_VALID[f"deliver-key-kind-{k}"] = deliver(30 + k, key(0, k, k))
 
+WORKER_VALID.update(inputs.worker_valid())
+HOST_VALID.update(inputs.host_valid())
 for name, data in WORKER_VALID.items():
     if data is not None:
         put("from-worker", "valid-" + name, frame(data))
@@ -271,30 +261,19 @@ refused = [
     (W, "truncated", "failure-message-length-max", frame(u8(4) + u8(0) + u32(0xFFFFFFFF))),
     (W, "truncated", "layout-key-cut", frame(done(1, [layout([[wkey()]])])[:-1])),
     (W, "truncated", "selector-types-cut", frame(loaded((("a", "v@:"),))[:-3])),
-    (W, "truncated", "key-extras-cut", frame(done(1, [key_extras(0, 0, "payload")])[:-2])),
     (H, "truncated", "empty-frame", frame(b"")),
     (H, "truncated", "load-cut-in-facts", frame(load()[:20])),
     (H, "truncated", "deliver-no-call", frame(u8(3) + u64(1) + b"\x00\x00")),
     (H, "truncated", "key-call-cut", frame(deliver(1, key())[:-4])),
-    (H, "truncated", "alternate-call-cut", frame(deliver(1, alternate())[:-3])),
-    (H, "truncated", "drag-call-cut", frame(deliver(1, drag())[:-5])),
-    (H, "invalidValue", "drag-x-infinite", frame(deliver(1, drag(x=float("inf"))))),
-    (H, "invalidValue", "drag-dy-nan", frame(deliver(1, u8(7) + i32(0) + i32(0) + u8(1) + double(1) + double(1) + double(0) + u64(0x7FF8000000000001) + b"\x00" + i64(0)))),
-    (H, "invalidUTF8", "drag-key-under", frame(deliver(1, u8(7) + i32(0) + i32(0) + u8(1) + double(1) + double(1) + double(0) + double(0) + u8(1) + raw_string(b"\x80") + i64(0)))),
-    (W, "invalidUTF8", "drag-action", frame(done(1, [u8(10) + i32(0) + i32(0) + u8(0) + u32(0) + u8(1) + raw_string(b"\xc3")]))),
-    (W, "truncated", "key-alternates-cut", frame(done(1, [key_extras(0, 0, None, ["é", "è"])])[:-1])),
-    (W, "countTooLarge", "key-alternates", frame(done(1, [u8(10) + i32(0) + i32(0) + u8(0) + u32(1000) + string("é")]))),
     # Unknown tags: message kinds that do not exist, wrong kinds of nested values.
     (W, "invalidTag", "message-0", frame(u8(0))), (W, "invalidTag", "message-5", frame(u8(5) + b"\x00" * 8)),
     (W, "invalidTag", "message-255", frame(u8(255))),
     (W, "invalidTag", "effect-0", frame(done(1, [u8(0)]))), (W, "invalidTag", "effect-12", frame(done(1, [u8(12)]))),
-    (W, "invalidTag", "haptic-kind-9", frame(done(1, [haptic(9)]))),
     (W, "invalidTag", "edit-6", frame(done(1, [u8(1) + u8(6)]))), (W, "invalidTag", "edit-0", frame(done(1, [u8(1) + u8(0)]))),
     (W, "invalidTag", "key-role-8", frame(done(1, [layout([[wkey(role=8)]])]))),
     (W, "invalidTag", "failure-kind-11", frame(failure(11))), (W, "invalidTag", "failure-kind-255", frame(failure(255))),
     (H, "invalidTag", "message-0", frame(u8(0))), (H, "invalidTag", "message-5", frame(u8(5))),
     (H, "invalidTag", "call-0", frame(deliver(1, u8(0)))), (H, "invalidTag", "call-8", frame(deliver(1, u8(8)))),
-    (H, "invalidTag", "drag-phase-3", frame(deliver(1, drag(phase=3)))),
     (H, "invalidTag", "lifecycle-5", frame(deliver(1, lifecycle(5)))), (H, "invalidTag", "text-input-4", frame(deliver(1, text_input(4)))),
     (H, "invalidTag", "key-kind-5", frame(deliver(1, key(kind=5)))),
     (H, "invalidTag", "keyboard-type-12", frame(load(f=facts(trait_bytes=traits(kb=12))))),
@@ -308,9 +287,6 @@ refused = [
     (W, "invalidUTF8", "key-label", frame(done(1, [layout([[string("k") + raw_string(b"\xff") + wkey()[10:]]])]))),
     (W, "invalidUTF8", "selector-name", frame(u8(2) + u32(1) + raw_string(b"\xfe") + string("v@:") + effects([]))),
     (W, "invalidUTF8", "failure-message", frame(u8(4) + u8(1) + raw_string(b"\xc3"))),
-    (W, "invalidUTF8", "key-alternate", frame(done(1, [u8(10) + i32(0) + i32(0) + u8(0) + u32(1) + raw_string(b"\xe9")]))),
-    (H, "invalidUTF8", "alternate-choice", frame(deliver(1, u8(6) + i32(0) + i32(0) + raw_string(b"\xff") + i32(1) + i64(0)))),
-    (W, "invalidUTF8", "key-payload", frame(done(1, [u8(10) + i32(0) + i32(0) + u8(1) + raw_string(b"\xc0\xaf")]))),
     (W, "invalidUTF8", "log-message", frame(done(1, [u8(7) + u8(0) + raw_string(b"\xf8\x88\x80\x80\x80")]))),
     (H, "invalidUTF8", "plugin-path", frame(u8(2) + raw_string(b"/k/\xff.so") + load()[1 + 4 + 10:])),
     (H, "invalidUTF8", "window-text", frame(deliver(1, MEMORY_WARNING, None, raw_string(b"\xed\xbf\xbf") + window()[4:]))),
@@ -323,9 +299,6 @@ refused = [
     (H, "countTooLarge", "input-modes", frame(load(f=boolean(True) + boolean(False) + string("en") + string("") + traits() + u32(0x7FFFFFFF)))),
     (H, "countTooLarge", "read-paths", frame(u8(2) + string("p") + string("c") + facts() + window() + boolean(True) + boolean(False) + u32(100000))),
     # Values out of range.
-    (W, "invalidValue", "haptic-intensity-over-1", frame(done(1, [haptic(0, 1.5)]))),
-    (W, "invalidValue", "haptic-intensity-negative", frame(done(1, [haptic(2, -0.25)]))),
-    (W, "invalidValue", "haptic-intensity-nan", frame(done(1, [u8(11) + u8(0) + u64(0x7FF8000000000001)]))),
     (W, "invalidValue", "key-width-0", frame(done(1, [layout([[wkey(width=0.0)]])]))),
     (W, "invalidValue", "key-width-negative", frame(done(1, [layout([[wkey(width=-1.0)]])]))),
     (W, "invalidValue", "key-width-over-100", frame(done(1, [layout([[wkey(width=100.5)]])]))),
@@ -352,6 +325,7 @@ refused = [
     (W, "overLimit", "effects-one-over", frame(done(1, [CLICK] * (MAX_EFFECTS + 1)))),
     (W, "overLimit", "loaded-effects-one-over", frame(u8(2) + u32(0) + effects([DISMISS] * (MAX_EFFECTS + 1)))),
 ]
+refused += inputs.refused()
 for folder, kind, name, data in refused:
     put(folder, f"refused-{kind}-{name}", data)
 

@@ -161,9 +161,7 @@ extension ByteWriter {
         case .memoryWarning: u8(5)
         case .alternate(let row, let column, let choice, let e):
             u8(6); i32(row); i32(column); string(choice); i32(e.tapCount); i64(e.timestampNanoseconds)
-        case .drag(let row, let column, let t):
-            u8(7); i32(row); i32(column); u8(t.phase.rawValue)
-            double(t.x); double(t.y); double(t.dx); double(t.dy); optionalString(t.keyUnder); i64(t.timestampNanoseconds)
+        case .drag(let row, let column, let t): u8(7); i32(row); i32(column); dragTouch(t)
         }
     }
 
@@ -189,13 +187,6 @@ extension ByteWriter {
                 bool(k.repeats)
             }
         }
-    }
-
-    mutating func keyExtras(_ e: KeyExtras) {
-        optionalString(e.payload)
-        count(e.alternates.count)
-        for a in e.alternates { string(a) }
-        optionalString(e.dragAction)
     }
 
     mutating func effects(_ list: [Effect]) {
@@ -303,14 +294,7 @@ extension ByteReader {
             return .alternate(row: row, column: column, choice: choice, event: event)
         case 7:
             let row = try i32("key row"), column = try i32("key column")
-            let phase = try enumCase(DragTouch.Phase.self, "drag phase")
-            let x = try double("touch x"), y = try double("touch y"), dx = try double("touch dx"), dy = try double("touch dy")
-            guard [x, y, dx, dy].allSatisfy(\.isFinite) else {
-                throw .invalidValue(field: "touch", reason: "(\(x), \(y)) moved (\(dx), \(dy)) is not finite")
-            }
-            return .drag(row: row, column: column, touch: DragTouch(phase: phase, x: x, y: y, dx: dx, dy: dy,
-                                                                    keyUnder: try optionalString("key under the touch"),
-                                                                    timestampNanoseconds: try i64("timestamp")))
+            return .drag(row: row, column: column, touch: try dragTouch())
         case let tag: throw .invalidTag(type: "call", tag: tag)
         }
     }
@@ -360,16 +344,6 @@ extension ByteReader {
         return WireLayout(display: display, rows: rows)
     }
 
-    mutating func keyExtras() throws(WireError) -> KeyExtras {
-        let payload = try optionalString("key payload")
-        let n = try count("alternates", minimumSize: 4)
-        try charge(WireLimits.arrayCost(n, stride: MemoryLayout<String>.stride))
-        var alternates: [String] = []
-        alternates.reserveCapacity(n)
-        for _ in 0..<n { alternates.append(try string("alternate")) }
-        return KeyExtras(payload: payload, alternates: alternates, dragAction: try optionalString("drag action"))
-    }
-
     mutating func effects() throws(WireError) -> [Effect] {
         let n = try count("effects")
         guard n <= WireLimits.maximumEffects else { throw .overLimit(field: "effects", count: n, limit: WireLimits.maximumEffects) }
@@ -391,12 +365,7 @@ extension ByteReader {
                 try charge(WireLimits.keyExtrasCost)
                 let row = try i32("extras row"), column = try i32("extras column")
                 list.append(.setKeyExtras(KeyExtrasChange(row: row, column: column, extras: try keyExtras())))
-            case 11:
-                let kind = try enumCase(Haptic.self, "haptic kind"), intensity = try double("haptic intensity")
-                guard intensity >= 0, intensity <= 1 else {
-                    throw .invalidValue(field: "haptic intensity", reason: "\(intensity) is not in [0, 1]")
-                }
-                list.append(.haptic(kind, intensity: intensity))
+            case 11: list.append(try haptic())
             case let tag: throw .invalidTag(type: "effect", tag: tag)
             }
         }
