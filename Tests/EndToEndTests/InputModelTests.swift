@@ -20,7 +20,7 @@ struct InputModelTests {
         #expect(session.failure == nil)
     }
 
-    /// NumberPad (C, the header alone) plays a light haptic with each digit where the host has
+    /// NumberPad (C, the header alone) plays a light haptic with each deletion where the host has
     /// play_haptic: here under a manifest that requests open access, granted or not.
     func numberPad(fullAccess: Bool) throws -> KeyboardSession {
         let sample = try Fixtures.sample("dev.kbhost.NumberPad")
@@ -36,14 +36,14 @@ struct InputModelTests {
     @Test func aCKeyboardsHapticsAreEventsOnlyWithOpenAccess() throws {
         let granted = try numberPad(fullAccess: true)
         defer { granted.close() }
-        for key in ["4", "2", "delete"] { try granted.tap(key) }
-        #expect(granted.document.text == "4")
+        for key in ["4", "2", "delete", "delete", "delete"] { try granted.tap(key) }
+        #expect(granted.document.text == "")
         #expect(granted.events.filter { $0.name == "haptic" }.map(\.description) == ["haptic: light", "haptic: light"],
-                "one per digit, none for delete: \(granted.events)")
+                "one per deletion, none for digits or a delete with nothing to delete: \(granted.events)")
         let refused = try numberPad(fullAccess: false)
         defer { refused.close() }
-        for key in ["4", "2"] { try refused.tap(key) }
-        #expect(refused.document.text == "42", "EPERM changes nothing else")
+        for key in ["4", "2", "delete"] { try refused.tap(key) }
+        #expect(refused.document.text == "4", "no haptic, and nothing else changes")
         #expect(!refused.events.contains { $0.name == "haptic" })
         #expect(refused.failure == nil)
     }
