@@ -8,7 +8,8 @@ struct Profile: ParsableCommand {
         abstract: "Run a typing script through one keyboard and report its peak footprint against each device profile.",
         discussion: """
             The script holds tap tokens separated by white space, as `kbhost type` takes them \
-            (labels, space/return/delete/shift/globe, id:NAME, double:KEY, long:KEY, hold:KEY:MS, pause:MS). \
+            (labels, space/return/delete/shift/globe, id:NAME, double:KEY, long:KEY, long:KEY:CHOICE, hold:KEY:MS, \
+            drag:KEY:DX[,DY]/…, pause:MS). \
             The keyboard runs without a kill, so the whole script is measured; the report says where each \
             profile's budget would have ended it. A chart of the footprint after each tap, with each \
             profile's budget and the tap after which it would have killed the keyboard, is written as SVG. \
