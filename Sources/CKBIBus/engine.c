@@ -1,4 +1,5 @@
 /* kbhost's IBus engine, C side (see kbh_ibus.h). */
+#include <malloc.h>
 #include "kbh_ibus.h"
 #include <ibus.h>
 #include <glib-unix.h>
@@ -45,7 +46,24 @@ static void kbh_disable(IBusEngine *engine) {
 }
 static void kbh_set_surrounding_text(IBusEngine *engine, IBusText *text, guint cursor, guint anchor) {
     IBUS_ENGINE_CLASS(kbh_engine_parent_class)->set_surrounding_text(engine, text, cursor, anchor);
-    H(surrounding, engine, ibus_text_get_text(text), cursor, anchor);
+    const gchar *all = ibus_text_get_text(text);
+    glong length = g_utf8_strlen(all, -1);
+    /* A report of megabytes leaves GDBus's copies of it free but held by malloc: they go back
+       once the app's text is small again (the next report after a large one). */
+    static gboolean after_large;
+    if (after_large && length < (1 << 20)) malloc_trim(0);
+    after_large = length >= (1 << 20);
+    guint low = (guint)MIN((glong)MIN(cursor, anchor), length), high = (guint)MIN((glong)MAX(cursor, anchor), length);
+    guint from = low > KBH_IBUS_SURROUNDING_KEEP ? low - KBH_IBUS_SURROUNDING_KEEP : 0;
+    guint to = (guint)MIN((glong)high + KBH_IBUS_SURROUNDING_KEEP, length);
+    if (from == 0 && (glong)to == length) {
+        H(surrounding, engine, all, cursor, anchor);
+        return;
+    }
+    const gchar *start = g_utf8_offset_to_pointer(all, from);
+    gchar *near = g_strndup(start, g_utf8_offset_to_pointer(start, to - from) - start);
+    H(surrounding, engine, near, cursor - from, anchor - from);
+    g_free(near);
 }
 static void kbh_set_content_type(IBusEngine *engine, guint purpose, guint hints) {
     H(content_type, engine, purpose, hints);

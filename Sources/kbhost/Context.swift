@@ -61,10 +61,19 @@ struct Context {
         return id
     }
 
-    /// What a keyboard's session may reach: its containers under KBHOST_HOME,
-    /// the user's text replacements, the protections the user let it go without.
-    func access(for id: String, _ settings: KeyboardSettings) -> KeyboardAccess {
-        KeyboardAccess(settings: settings, home: store.directory, keyboard: id)
+    /// The input manager of one field pinned to a keyboard, started as a script starts it
+    /// (`type`, `preview`): the keyboard serves that field alone; the settings give it its
+    /// grants, containers and budget (unless `--budget`) and are not written.
+    func pinnedManager(_ id: String, field: FieldContext = FieldContext(), text: String = "",
+                       needsInputModeSwitchKey: Bool = true, budget: BudgetOption) throws -> InputManager {
+        do {
+            return try InputManager(installation: installation, store: store, registry: registry, field: field, text: text,
+                                    budget: try budget.bytes(self),
+                                    pin: InputManager.Pin(keyboard: id, needsInputModeSwitchKey: needsInputModeSwitchKey),
+                                    launching: .script)
+        } catch let error as SettingsError {
+            throw exitWithError(error.description, status: Kbhost.Exit.badSettings)
+        }
     }
 
     /// Warns on stderr when an installed keyboard is not what the folder it was installed from

@@ -159,13 +159,15 @@ struct Serve: ParsableCommand {
             try AtomicFile.makeDirectory(directory)
             try? Sys.changeMode(directory, 0o700)
         } catch { throw exitWithError("\(error)", status: Kbhost.Exit.refused) }
+        // The handlers first: a SIGTERM just after the socket appears must still remove it
+        // (a test that stopped a daemon as soon as its socket existed found it left behind).
+        DaemonServer.removeSocketOnSignals(path)
         let listener: Int32
         do { listener = try UnixSocket.listen(path) } catch {
             throw exitWithError("cannot listen on \(path): \(error)", status: Kbhost.Exit.refused)
         }
         var logger = Logger(label: "kbhost.serve") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        DaemonServer.removeSocketOnSignals(path)
         logger.info("listening on \(path) for uid \(getuid()) (settings in \(SettingsStore.defaultDirectory()))")
         var server = DaemonServer(listener: listener, path: path, logger: logger)
         server.run()

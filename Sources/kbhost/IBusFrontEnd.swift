@@ -53,7 +53,7 @@ final class IBusFrontEnd {
     var notice = ""
     /// The keyboard's edits the app has not reported back yet (its surrounding text may
     /// arrive before them): a report is an echo, or the app's change with them on top.
-    var reported = ReportedText()
+    var reported = ReportedText(keep: Int(KBH_IBUS_SURROUNDING_KEEP) / 2)  // reports arrive cut wider
     /// While focus leaves or the field is reset, ibus-daemon commits the preedit itself
     /// (it is shown in commit mode): the keyboard's document follows without a second commit.
     var daemonCommitsPreedit = false
@@ -226,6 +226,8 @@ final class IBusFrontEnd {
         body()
         let operations = pending ?? []
         pending = nil
+        // Text far from the cursor is the app's: the engine keeps a window (ReportedText).
+        if reported.isOvergrown(manager.currentDocument.buffer) { manager.appChanged(reported.window(manager.currentDocument.buffer)) }
         if let engine = focused { deliver(operations, on: engine) }
         refreshPanel()
     }
@@ -356,7 +358,7 @@ final class IBusFrontEnd {
     func registry(has id: String) -> Bool { context.registry.entry(id) != nil }
 
     func surrounding(_ engine: UnsafeMutableRawPointer, text: String, cursor: Int, anchor: Int) {
-        let buffer = Self.buffer(text, cursor: cursor, anchor: anchor)
+        let buffer = reported.window(Self.buffer(text, cursor: cursor, anchor: anchor))
         engines[engine, default: EngineState()].surrounding = buffer
         guard engine == focused, !manager.field.traits.isSecureTextEntry,
               manager.currentDocument.buffer.markedRange == nil else { return }

@@ -88,28 +88,19 @@ struct Preview: ParsableCommand {
 
     /// Runs the keyboard through appear, rotation and the taps, and lays out what it then shows.
     func draw(_ loadable: LoadableKeyboard, _ context: Context) throws -> KeyboardPicture {
-        let settings = try context.settings()
-        var configuration = context.installation.processConfiguration
-        configuration.memoryBudgetBytes = try budget.bytes(context)
+        // A field pinned to the keyboard, as `type` has.
+        let manager = try context.pinnedManager(loadable.identifier, needsInputModeSwitchKey: !noGlobe, budget: budget)
+        defer { manager.close() }
         let orientation: KeyboardPicture.Orientation = landscape ? .landscape : .portrait
         let steps: [TapStep]
         do { steps = try after?.steps.get() ?? [] } catch { throw exitWithError("--after: \(error)", status: Kbhost.Exit.usage) }
-        let session: KeyboardSession
-        do {
-            session = try KeyboardSession(keyboard: loadable, configuration: configuration,
-                                          needsInputModeSwitchKey: !noGlobe,
-                                          hasFullAccess: settings.fullAccess.contains(loadable.identifier),
-                                          access: context.access(for: loadable.identifier, settings))
-        } catch {
-            throw exitWithError("\(error)", status: Kbhost.Exit.keyboardFailed)
+        manager.start()
+        if landscape, manager.active != nil { manager.rotate() }  // viewWillTransition to `orientation.size`
+        guard let session = manager.active else {
+            throw exitWithError(manager.lastFailure?.reason ?? "\(loadable.identifier) did not start", status: Kbhost.Exit.keyboardFailed)
         }
-        defer { session.close() }
         do throws(SessionError) {
-            do {
-                try session.appear()
-                if landscape { try session.transition(toWidth: orientation.size.width, height: orientation.size.height) }
-            } catch { throw .keyboardFailed(error) }
-            for step in steps { try step.perform(on: session) }
+            for step in steps { try manager.perform(step) }
         } catch {
             if error.isNoSuchKeyOrAlternate { throw exitWithError(error.description, status: Kbhost.Exit.noSuchKey) }
             throw exitWithError(error.description, status: Kbhost.Exit.keyboardFailed)

@@ -9,7 +9,8 @@ struct Profile: ParsableCommand {
         discussion: """
             The script holds tap tokens separated by white space, as `kbhost type` takes them \
             (labels, space/return/delete/shift/globe, id:NAME, double:KEY, long:KEY, long:KEY:CHOICE, hold:KEY:MS, \
-            drag:KEY:DX[,DY]/…, pause:MS). \
+            drag:KEY:DX[,DY]/…, pause:MS, rotate:…, and reopen: dismissed and shown again, a new controller in the \
+            same process, so a keyboard that keeps its old controllers shows the leak). \
             The keyboard runs without a kill, so the whole script is measured; the report says where each \
             profile's budget would have ended it. A chart of the footprint after each tap, with each \
             profile's budget and the tap after which it would have killed the keyboard, is written as SVG. \

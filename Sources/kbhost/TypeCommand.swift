@@ -16,6 +16,7 @@ struct TypeCommand: ParsableCommand {
               drag:KEY:DX[,DY]/…  a drag from the key's centre (drag:space:-40)
               hold:KEY:MS      hold for MS ms      pause:MS      let MS ms pass
               rotate:landscape, rotate:portrait or rotate:WxH   the keyboard's size changes (viewWillTransition)
+              reopen           shown again: a new controller, the same process (as iOS)
             The keyboard gets its container, the user's text replacements and, when the user granted \
             it (kbhost access ID on), open access, as in kbhost attach.
             Example: kbhost type --keyboard dev.kbhost.Calculator 1 2 + 3 =   (prints 15)
@@ -75,45 +76,37 @@ struct TypeCommand: ParsableCommand {
     func run() throws {
         Sys.ignoreSIGPIPE()
         let context = try Context.make()
-        let installation = context.installation
         let entry = try report { try context.entry(keyboard) }
-        guard let loadable = entry.loadable else {
+        guard entry.loadable != nil else {
             throw exitWithError("\(context.name(entry.identifier)) is built into kbhost and has no plugin to type through",
                                 status: Kbhost.Exit.refused)
         }
         context.warnIfStale(entry)
-        var traits = TextInputTraits()
-        traits.keyboardType = KeyboardTypeName.parse(keyboardType) ?? .default
-        traits.autocorrection = TextInputTraits.Tristate.named(autocorrection) ?? .default
-        traits.autocapitalization = TextInputTraits.Autocapitalization.named(autocapitalization) ?? .sentences
-        let document = TextDocument(text: text, traits: traits)
+        var field = FieldContext()
+        field.traits.keyboardType = KeyboardTypeName.parse(keyboardType) ?? .default
+        field.traits.autocorrection = TextInputTraits.Tristate.named(autocorrection) ?? .default
+        field.traits.autocapitalization = TextInputTraits.Autocapitalization.named(autocapitalization) ?? .sentences
         let steps = try allTaps()
-        let settings = try context.settings()
-        var configuration = installation.processConfiguration
-        configuration.memoryBudgetBytes = try budget.bytes(context)
-        let session: KeyboardSession
-        do {
-            session = try KeyboardSession(keyboard: loadable, document: document,
-                                          configuration: configuration, needsInputModeSwitchKey: true,
-                                          hasFullAccess: settings.fullAccess.contains(loadable.identifier),
-                                          access: context.access(for: loadable.identifier, settings))
-            try session.appear()
-        } catch {
-            throw exitWithError("\(error)", status: Kbhost.Exit.keyboardFailed)
+        // The input manager serves the field, with the named keyboard pinned to it.
+        let manager = try context.pinnedManager(entry.identifier, field: field, text: text, budget: budget)
+        defer { manager.close() }
+        manager.start()
+        guard let session = manager.active else {
+            throw exitWithError(manager.lastFailure?.reason ?? "\(entry.identifier) did not start", status: Kbhost.Exit.keyboardFailed)
         }
         var status: Int32 = 0
         var message: String?
         do throws(SessionError) {
-            for step in steps { try step.perform(on: session) }
+            for step in steps { try manager.perform(step) }
         } catch {
             message = error.description
             if error.isNoSuchKeyOrAlternate { status = Kbhost.Exit.noSuchKey } else { status = Kbhost.Exit.keyboardFailed }
         }
         if status == 0 {
-            do { try session.disappear() } catch { message = "\(error)"; status = Kbhost.Exit.keyboardFailed }
+            do { try manager.finish() } catch { message = "\(error)"; status = Kbhost.Exit.keyboardFailed }
         }
-        let report = TypeReport(session: session, pid: session.pid, budget: configuration.memoryBudgetBytes)
-        session.close()
+        let report = TypeReport(session: session, pid: session.pid, budget: manager.budget)
+        manager.close()
         // The document as it is, but for its control characters (Console escapes them).
         Console.out(json ? try jsonText(report) : session.document.text)
         if let message { throw exitWithError(message, status: status) }

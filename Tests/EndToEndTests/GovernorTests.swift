@@ -151,4 +151,30 @@ struct ProfileCommandTests {
         #expect((report["peakFootprintBytes"] as? Int ?? 0) > 60 << 20)
         #expect(rows[0]["budgetBytes"] as? Int == 48 << 20)
     }
+
+    /// `reopen` presents the keyboard again as iOS does (a new controller, the same process):
+    /// a keyboard that keeps its old controllers (4 MiB each) grows a step a reopen, and the
+    /// same keyboard that lets them go does not (the control).
+    @Test func reopeningShowsAKeyboardThatKeepsItsOldControllers() throws {
+        let w = try World()
+        func peak(_ principal: String) throws -> Int {
+            let id = "dev.example." + principal
+            let bundle = try w.makeBundle(id: id, library: "libSwiftFaultKeyboards.so", principal: principal)
+            #expect(try w.kbhost("install", bundle).status == 0)
+            let script = w.root + "/reopen.txt"
+            try Array(repeating: "reopen", count: 6).joined(separator: " ").write(toFile: script, atomically: true, encoding: .utf8)
+            let r = try w.kbhost("profile", id, "--script", script, "--svg", w.root + "/\(principal).svg", "--json")
+            #expect(r.status == 0, "\(r.err)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
+            #expect(report["taps"] as? Int == 6)
+            return report["peakFootprintBytes"] as? Int ?? 0
+        }
+        let leak = try peak("ReopenLeak")
+        let tidy = try peak("ReopenTidy")
+        // `type` takes the token too: each reopen is a new controller, which logs its number.
+        let typed = try w.kbhost("type", "--keyboard", "dev.example.ReopenTidy", "reopen", "reopen", "--json")
+        #expect(typed.status == 0, "\(typed.err)")
+        #expect(typed.out.contains("controller 3") && !typed.out.contains("controller 4"), "\(typed.out)")
+        #expect(leak - tidy >= 16 << 20, "six controllers kept: \(leak >> 20) MiB against \(tidy >> 20) MiB")
+    }
 }

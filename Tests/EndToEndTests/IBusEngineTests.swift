@@ -117,6 +117,8 @@ final class IBusClient {
         /// The signals the engine sent the app during the command, by name (commit-text, update-preedit-text …).
         var signals: [String: Int]
         var error: String?
+        /// The text's length in characters, after `brief N` (which cuts `text` to its end).
+        var length: Int?
     }
 
     let process = Process()

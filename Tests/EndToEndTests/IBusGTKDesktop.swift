@@ -325,6 +325,12 @@ final class GTKDesktop {
         return nil
     }
 
+    /// The app changed its own text (`clear`): lets IBus deliver that to the engine before the
+    /// next key. Under load IBus delivered the app's reset and its new text a few keys late, and
+    /// the engine read the keys typed meanwhile against the old text (README: the IBus engine's
+    /// surrounding text); a person does not type within half a second of the app clearing a field.
+    func letTheAppsChangeArrive() { usleep(500_000) }
+
     /// What the app holds now.
     func state() -> AppState? {
         send("state")

@@ -75,12 +75,14 @@ struct IBusGTKTests {
         d.send("hints 8")
         d.send("clear")
         _ = d.wait("an empty entry") { $0.event == "state" && $0.entry == "" }
+        d.letTheAppsChangeArrive()
         try d.type("teh ")
         #expect(d.wait("the ") { $0.entry == "the " } != nil, "the field's hints reach the keyboard")
         // GTK_INPUT_HINT_NO_SPELLCHECK: no autocorrection either.
         d.send("hints 2")
         d.send("clear")
         _ = d.wait("an empty entry") { $0.event == "state" && $0.entry == "" }
+        d.letTheAppsChangeArrive()
         try d.type("teh ")
         #expect(d.wait("Teh ") { $0.entry == "Teh " } != nil)
     }

@@ -8,7 +8,8 @@ struct TapStepTests {
                       ("long:e", .gesture(.longPress, "e")), ("hold:delete:700", .gesture(.hold(milliseconds: 700), "delete")),
                       ("pause:0", .pause(0)), ("rotate:landscape", .rotate(width: 667, height: 162)),
                       ("rotate:portrait", .rotate(width: 375, height: 216)), ("rotate:320x200.5", .rotate(width: 320, height: 200.5)),
-                      ("id:k1", .gesture(.tap, "id:k1")), (":", .gesture(.tap, ":")), ("double:a:b", .gesture(.tap, "double:a:b"))])
+                      ("id:k1", .gesture(.tap, "id:k1")), (":", .gesture(.tap, ":")), ("double:a:b", .gesture(.tap, "double:a:b")),
+                      ("reopen", .reopen), ("reopen:x", .gesture(.tap, "reopen:x"))])
     func aTokenIsOneStep(token: String, kind: TapStep.Kind) throws {
         #expect(try TapStep(token).kind == kind)
     }

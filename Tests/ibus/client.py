@@ -15,6 +15,7 @@ Commands, one per line on stdin; after each, one JSON line with the field's stat
   click N                click candidate N of the page shown
   page_down | page_up
   settext TEXT           the app changes its own text (cursor at the end)
+  brief N                reports carry the text's last N characters and "length" (for megabytes of text)
   wait MS                let signals arrive
   quit
 Each state also counts the signals the engine sent the app during that command, by name ("signals").
@@ -203,8 +204,15 @@ def press(keyval, mask=0, release=True, repeat=0):
     pump(10)
 
 
+brief = 0  # "brief N": reports carry the text's last N characters and its length (megabytes of text otherwise)
+
+
 def report():
     out = dict(state)
+    if brief:
+        out["length"] = len(state["text"])
+        out["text"] = state["text"][-brief:]
+        out["commits"] = [c[-brief:] for c in state["commits"][-10:]]
     print(json.dumps(out, ensure_ascii=False), flush=True)
 
 
@@ -273,6 +281,8 @@ for line in sys.stdin:
             state["cursor"] = len(arg)
             send_surrounding()
             pump(50)
+        elif cmd == "brief":
+            brief = int(arg)
         elif cmd == "wait":
             pump(int(arg))
         elif cmd == "quit":

@@ -64,11 +64,13 @@ static void counted_at(wire_fault *self, const kbh_selector_v1 *cmd, void *input
 
 static void wire_did_load(wire_fault *self, const kbh_selector_v1 *cmd) {
     counted(self, cmd);
-    static kbh_key_spec_v1 keys[3];
+    static kbh_key_spec_v1 keys[4];
     keys[0] = (kbh_key_spec_v1){.label = "1", .action = "insertLabel:"};
     keys[1] = (kbh_key_spec_v1){.label = "2", .action = "insertLabel:"};
     keys[2] = (kbh_key_spec_v1){.label = "boom", .role = KBH_ROLE_FUNCTION, .action = "boom"};
-    kbh_row_spec_v1 rows[] = {{keys, 3}};
+    /* The same, on a key an app can type (the IBus engine maps characters to labels). */
+    keys[3] = (kbh_key_spec_v1){.label = "!", .role = KBH_ROLE_FUNCTION, .action = "boom"};
+    kbh_row_spec_v1 rows[] = {{keys, 4}};
     kbh_layout_v1 layout = {.rows = rows, .row_count = 1};
     self->host->set_layout(self->host->ctx, &layout);
 }

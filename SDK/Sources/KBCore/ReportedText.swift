@@ -23,18 +23,27 @@ public import KBText
 /// - an edit applied again once, at an earlier report, is taken as arrived at the next
 ///   report that is not an echo: it is never applied a second time.
 ///
-/// Values only: no clock, no IBus. `inFlightLimit` bounds the edits kept; beyond it the
-/// next report is taken as it is (what a front end without this does).
+/// Only a window of the text is kept (`window(_:)`: `keep` UTF-16 units each side of the
+/// selection, eight times what a keyboard reads): an app's field can hold megabytes, and a
+/// keyboard can type them (third red team, F4: the engine mirrored 80 MiB typed into one
+/// field). Reports and the documents after edits are compared as windows.
+///
+/// Values only: no clock, no IBus. `inFlightLimit` and `inFlightTextLimit` bound the edits
+/// kept; beyond them the next report is taken as it is (what a front end without this does).
 public struct ReportedText: Sendable {
     struct Sent: Sendable {
         var edit: TextEdit
-        /// The document after this edit, as a hash; nil while text is marked (apps report
+        /// The document's window after this edit, as a hash; nil while text is marked (apps report
         /// their text without the preedit, so such a state is never echoed).
         var after: Int?
         /// What the edit does to the app's text (which never holds the preedit).
         var effect: Effect
         /// Already applied again once, on a report the app made before receiving it.
         var reappliedOnce = false
+        var insertedLength: Int {
+            if case .inserted(let string) = effect { return string.utf16.count }
+            return 0
+        }
     }
 
     enum Effect: Sendable {
@@ -44,18 +53,36 @@ public struct ReportedText: Sendable {
         case unknown  // a cursor move, a deleted selection
     }
 
-    /// The edits sent and not yet seen back, oldest first.
+    /// The edits sent and not yet seen back, oldest first, and the text they insert.
     private(set) var inFlight: [Sent] = []
+    private var inFlightText = 0
     public static let inFlightLimit = 256
+    public static let inFlightTextLimit = 1 << 16
 
-    public init() {}
+    /// UTF-16 units kept each side of the selection.
+    public let keep: Int
+    public static let defaultKeep = 8 * DocumentWindow.defaultLimit
+
+    public init(keep: Int = defaultKeep) { self.keep = keep }
+
+    /// The part of a text that is kept: `keep` units each side of the selection (all of
+    /// the marked text), cut at character boundaries. A window of a text that holds this
+    /// window is the same window (a front end may cut reports wider first).
+    public func window(_ text: TextBuffer) -> TextBuffer {
+        DocumentWindow.cut(from: text, limit: keep).window.buffer
+    }
+
+    /// Whether a document has grown enough past its window to be cut back to it.
+    public func isOvergrown(_ text: TextBuffer) -> Bool { text.utf16Count > 4 * keep && text.markedRange == nil }
+
+    func hash(_ text: TextBuffer) -> Int? { text.markedRange == nil ? window(text).hashValue : nil }
 
     /// How many edits are in flight (for tests and traces).
     public var pending: Int { inFlight.count }
 
     /// The front end sent an edit that took the keyboard's document from `before` to `after`.
     public mutating func sent(_ edit: TextEdit, before: TextBuffer, after: TextBuffer) {
-        guard inFlight.count < Self.inFlightLimit else { return inFlight.removeAll() }
+        guard inFlight.count < Self.inFlightLimit, inFlightText < Self.inFlightTextLimit else { return forget() }
         let effect: Effect
         switch edit {
         case .insertText(let string): effect = .inserted(string)
@@ -66,32 +93,44 @@ public struct ReportedText: Sendable {
             effect = before.textBeforeSelection.last.map(Effect.deleted) ?? .none
         default: effect = .unknown
         }
-        inFlight.append(Sent(edit: edit, after: after.markedRange == nil ? after.hashValue : nil, effect: effect))
+        if case .inserted(let string) = effect { inFlightText += string.utf16.count }
+        inFlight.append(Sent(edit: edit, after: hash(after), effect: effect))
     }
 
     /// The app's text is known to include everything sent (focus moved, a new field).
-    public mutating func forget() { inFlight.removeAll() }
+    public mutating func forget() {
+        inFlight.removeAll()
+        inFlightText = 0
+    }
 
     /// The app reported its text: nil when the report is an echo (the document stays), or
     /// the text the document becomes.
-    public mutating func reported(_ text: TextBuffer) -> TextBuffer? {
-        if let index = inFlight.firstIndex(where: { $0.after == text.hashValue }) {
-            inFlight.removeFirst(index + 1)
+    public mutating func reported(_ report: TextBuffer) -> TextBuffer? {
+        let text = window(report)
+        let reportHash = text.hashValue
+        if let index = inFlight.firstIndex(where: { $0.after == reportHash }) {
+            removeFirst(index + 1)
             return nil
         }
         inFlight.removeAll { $0.reappliedOnce }
+        inFlightText = inFlight.reduce(0) { $0 + $1.insertedLength }
         var arrived = (0...inFlight.count).last { includes(text, inFlight.prefix($0)) } ?? 0
         // Preedit changes leave no mark in the app's text: those last in the run are not known
         // to have arrived, and the edits after them need them (a commit of marked text).
         while arrived > 0, case .none = inFlight[arrived - 1].effect { arrived -= 1 }
-        inFlight.removeFirst(arrived)
+        removeFirst(arrived)
         var document = text
         for index in inFlight.indices {
             inFlight[index].edit.apply(to: &document)
-            inFlight[index].after = document.markedRange == nil ? document.hashValue : nil
+            inFlight[index].after = hash(document)
             inFlight[index].reappliedOnce = true
         }
         return document
+    }
+
+    private mutating func removeFirst(_ count: Int) {
+        inFlightText -= inFlight.prefix(count).reduce(0) { $0 + $1.insertedLength }
+        inFlight.removeFirst(count)
     }
 
     /// Whether `text` can be what these edits left, last: read back from its cursor, each

@@ -3,11 +3,13 @@ public import KBText
 /// One step of a tap script, as `kbhost type`, `kbhost profile` and
 /// KeyboardProcess.run(script:) take them: a key name (label, role or id:NAME),
 /// double:KEY, long:KEY, long:KEY:CHOICE (pick one of the key's alternates), hold:KEY:MS, pause:MS,
-/// drag:KEY:DX[,DY]/… (a drag from the key's centre), rotate:portrait|landscape|WxH. `-`, `*` and `/`
-/// also reach `−`, `×` and `÷`, as in `kbhost attach`.
+/// drag:KEY:DX[,DY]/… (a drag from the key's centre), rotate:portrait|landscape|WxH, and `reopen`
+/// (the keyboard is dismissed and presented again: a new controller in the same process, as
+/// iOS does; a key labelled "reopen" is reached with id:). `-`, `*` and `/` also reach `−`,
+/// `×` and `÷`, as in `kbhost attach`.
 public struct TapStep: Sendable {
     public enum Kind: Hashable, Sendable {
-        case gesture(Gesture, String), pause(Int), rotate(width: Double, height: Double)
+        case gesture(Gesture, String), pause(Int), rotate(width: Double, height: Double), reopen
         /// A long press on the key, then one of the alternates it offers picked (`long:KEY:CHOICE`).
         case chooseAlternate(String, choice: String)
         /// A drag from the key's centre through points given from there, in points (`drag:KEY:DX[,DY]/…`).
@@ -53,6 +55,7 @@ public struct TapStep: Sendable {
         case "hold" where parts.count == 3: kind = .gesture(.hold(milliseconds: try ms(parts[2])), parts[1])
         case "drag" where parts.count == 3 && !parts[1].isEmpty: kind = .drag(parts[1], path: try TapStep.path(parts[2], token))
         case "pause" where parts.count == 2: kind = .pause(try ms(parts[1]))
+        case "reopen" where parts.count == 1: kind = .reopen
         case "rotate" where parts.count == 2:
             switch parts[1] {
             case "portrait": kind = .rotate(width: TapStep.portrait.width, height: TapStep.portrait.height)

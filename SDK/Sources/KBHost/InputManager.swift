@@ -3,8 +3,9 @@ public import KBText
 
 /// The input manager for one focused field: its document, the current
 /// keyboard's session (and a few warm ones), the globe key, the daemon's news,
-/// and failover. Front ends — `kbhost attach` today, the IBus engine next —
-/// feed it keys and draw what it holds; none of this logic lives in them.
+/// and failover. Front ends — `kbhost attach`, the IBus engine, and `kbhost type`
+/// (a field pinned to one keyboard: `Pin`) — feed it keys and draw or print what
+/// it holds; none of this logic lives in them.
 ///
 /// The document is the app's: a keyboard that fails takes nothing with it.
 /// Its marked text is committed as plain text, the failure is recorded (a
@@ -38,6 +39,13 @@ public final class InputManager {
     public private(set) var field: FieldContext
     /// The memory budget every keyboard runs under.
     public let budget: Int
+    /// The keyboard this manager's field is pinned to, if any (see `Pin`): the settings then
+    /// choose nothing and are never written.
+    public let pin: Pin?
+    /// How keyboards are started: for a person at a field, or for a script.
+    public let launching: Launching
+    /// The last keyboard that failed, and why, in full (`Event.keyboardFailed` carries the first line).
+    public private(set) var lastFailure: (id: String, reason: String)?
     /// Events, on the caller's thread.
     public var onEvent: (Event) -> Void = { _ in }
     /// Called after this manager wrote a new current keyboard to the settings
@@ -57,16 +65,22 @@ public final class InputManager {
     /// The document while the system keyboard serves it (a session holds it otherwise).
     private var document: TextDocument
 
+    /// A manager for one field. With a `pin`, that keyboard serves the field instead of the
+    /// settings' current one, and the settings are read but never written.
     public init(installation: Installation, store: SettingsStore, registry: KeyboardRegistry, field: FieldContext,
-                text: String = "", budget: Int, warmKeyboards: Int = 3) throws(SettingsError) {
+                text: String = "", budget: Int, warmKeyboards: Int = 3, pin: Pin? = nil,
+                launching: Launching = .person) throws(SettingsError) {
         self.installation = installation
         self.store = store
         self.registry = registry
         self.field = field
         self.budget = budget
+        self.pin = pin
+        self.launching = launching
         sessions = SessionPool(limit: warmKeyboards)
         document = TextDocument(text: text, traits: field.traits)
-        currentID = InputModes.active(try store.load(), registry: registry, field: field)
+        let settings = try store.load()
+        currentID = pin.map { $0.keyboard(for: field) } ?? InputModes.active(settings, registry: registry, field: field)
     }
 
     /// Shows the current keyboard (call once, after setting `onEvent`).
@@ -102,17 +116,19 @@ public final class InputManager {
                 try session.editDocument { $0 = doc }
             } else {
                 var configuration = installation.processConfiguration
-                configuration.keepSpare = true  // keyboards switch here: the next launch is only a load
+                configuration.keepSpare = launching.keepsSpare
                 configuration.memoryBudgetBytes = budget
-                // A person is waiting, not a script: as Android rebinds an input method within 3 s, a
-                // keyboard gets 3 s to start before it counts as failed (a loaded machine needs it).
-                configuration.launchDeadlineMilliseconds = max(configuration.launchDeadlineMilliseconds, 3000)
+                if let least = launching.leastLaunchDeadlineMilliseconds {
+                    configuration.launchDeadlineMilliseconds = max(configuration.launchDeadlineMilliseconds, least)
+                }
+                let pinned = pin?.keyboard == id ? pin : nil  // a pinned field has one input mode: its keyboard
                 session = try KeyboardSession(keyboard: loadable, document: document, configuration: configuration,
-                                              needsInputModeSwitchKey: InputModes.needsInputModeSwitchKey(
-                                                  settings, deviceDrawsGlobeKey: settings.deviceDrawsGlobeKey),
-                                              hasFullAccess: settings.fullAccess.contains(id), inputModes: settings.enabled,
+                                              needsInputModeSwitchKey: pinned?.needsInputModeSwitchKey
+                                                  ?? InputModes.needsInputModeSwitchKey(settings, deviceDrawsGlobeKey: settings.deviceDrawsGlobeKey),
+                                              hasFullAccess: settings.fullAccess.contains(id),
+                                              inputModes: pinned == nil ? settings.enabled : nil,
                                               access: KeyboardAccess(settings: settings, home: store.directory, keyboard: id))
-                session.eventLimit = 1000  // the manager's front ends run for days; they read no history
+                session.eventLimit = launching.eventLimit
                 session.onAdvanceToNextInputMode = { [weak self] in try? self?.globe() }
                 session.onEdit = { [weak self, unowned session] edit, before in
                     self?.onEvent(.edited(edit, before: before, after: session.document.buffer))
@@ -126,7 +142,9 @@ public final class InputManager {
     }
 
     /// The globe key: the next enabled keyboard the field may use, written to the settings.
+    /// A pinned field stays on its keyboard (the keyboard asked; nothing is switched or written).
     public func globe() throws {
+        guard pin == nil else { return }
         let restricted = registry.keyboards.allSatisfy { $0.isSystem || InputModes.ineligibility(of: $0, for: field) != nil }
         guard !restricted else {  // a password field: only the system keyboard, and the user's choice stays
             return activate(SystemKeyboard.identifier)
@@ -142,6 +160,7 @@ public final class InputManager {
     /// The daemon says the current keyboard is now `id` (changed elsewhere):
     /// follow it, unless this field may not use it (then the system keyboard).
     public func follow(current id: String) {
+        guard pin == nil else { return }  // a pinned field does not follow the settings
         let allowed = registry.entry(id).map { InputModes.ineligibility(of: $0, for: field) == nil } ?? false
         let target = allowed ? id : SystemKeyboard.identifier
         if target != currentID {
@@ -159,8 +178,8 @@ public final class InputManager {
         self.field = field
         var next = TextDocument(traits: field.traits)
         next.buffer = text
-        var target = (try? store.load()).map { InputModes.active($0, registry: registry, field: field) }
-            ?? SystemKeyboard.identifier
+        var target = pin?.keyboard(for: field)
+            ?? (try? store.load()).map { InputModes.active($0, registry: registry, field: field) } ?? SystemKeyboard.identifier
         if let stay = failedUntilSwitch, stay.failed == target {
             let landed = registry.entry(stay.landed).map { InputModes.ineligibility(of: $0, for: field) == nil } ?? false
             target = landed ? stay.landed : SystemKeyboard.identifier
@@ -217,7 +236,8 @@ public final class InputManager {
         for session in sessions.all {
             let id = session.keyboard.identifier
             let granted = settings.fullAccess.contains(id) && session.keyboard.manifest.requestsOpenAccess
-            guard session.hasFullAccess != granted || !settings.enabled.contains(id) else { continue }
+            let enabled = settings.enabled.contains(id) || id == pin?.keyboard
+            guard session.hasFullAccess != granted || !enabled else { continue }
             if id == currentID {
                 try? session.disappear()
                 document = session.document
@@ -228,7 +248,8 @@ public final class InputManager {
         if restart {
             let id = currentID
             currentID = SystemKeyboard.identifier  // so that it starts anew, and is announced
-            activate(settings.enabled.contains(id) ? id : InputModes.active(settings, registry: registry, field: field))
+            let stays = settings.enabled.contains(id) || id == pin?.keyboard
+            activate(stays ? id : InputModes.active(settings, registry: registry, field: field))
         }
     }
 
@@ -341,11 +362,19 @@ public final class InputManager {
     /// A keyboard failed: what it committed stays; the failure is recorded (a
     /// keyboard that keeps failing is set aside); the user lands on the
     /// previous keyboard if it may still start and serve this field, else the system one.
-    private func fellBack(from id: String, because reason: String) {
-        if let failed = sessions.remove(id) { document = failed.document }  // its marked text became plain text
+    func fellBack(from id: String, because reason: String) {
+        if let failed = sessions.remove(id) {
+            document = failed.document  // its marked text became plain text
+            failed.close()
+        }
+        lastFailure = (id, reason)
         let firstLine = String(reason.split(separator: "\n").first ?? "")
         let now = Date().timeIntervalSince1970
-        let settings = try? store.update { $0.recordFailure(of: id, reason: firstLine, at: now) }
+        // A pinned field writes nothing: its keyboard was the caller's choice, not the user's settings.
+        let settings: KeyboardSettings?
+        if pin == nil { settings = try? store.update { $0.recordFailure(of: id, reason: firstLine, at: now) } } else {
+            settings = try? store.load()
+        }
         var landing = SystemKeyboard.identifier
         if let previous = previousID, previous != id, let entry = registry.entry(previous),
            InputModes.ineligibility(of: entry, for: field) == nil, settings?.mayStart(previous, at: now) ?? true {

@@ -10,6 +10,8 @@ extension TapStep {
         case .pause(let ms): session.pause(milliseconds: ms)
         case .rotate(let width, let height):
             do { try session.transition(toWidth: width, height: height) } catch { throw .keyboardFailed(error) }
+        case .reopen:
+            do { try session.represent() } catch { throw .keyboardFailed(error) }
         }
     }
 }

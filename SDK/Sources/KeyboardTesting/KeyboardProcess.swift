@@ -120,7 +120,7 @@ public final class KeyboardProcess {
     }
 
     /// A tap script as `kbhost type` takes it: key names, double:K, long:K, long:K:CHOICE, hold:K:MS, pause:MS,
-    /// drag:K:DX[,DY]/…, rotate:….
+    /// drag:K:DX[,DY]/…, rotate:…, reopen.
     public func run(script: String) throws(Failure) {
         let steps: [TapStep]
         do { steps = try TapStep.script(script) } catch { throw .script(error.description) }

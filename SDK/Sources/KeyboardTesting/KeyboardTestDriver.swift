@@ -181,7 +181,7 @@ public final class KeyboardTestDriver {
     }
 
     /// A tap script as `kbhost type` and `KeyboardProcess.run(script:)` take it: key names, double:K,
-    /// long:K, long:K:CHOICE, hold:K:MS, pause:MS, drag:K:DX[,DY]/…, rotate:….
+    /// long:K, long:K:CHOICE, hold:K:MS, pause:MS, drag:K:DX[,DY]/…, rotate:…, reopen.
     public func run(script: String) throws(Failure) {
         let steps: [TapStep]
         do { steps = try TapStep.script(script) } catch { throw .script(error.description) }

@@ -7,6 +7,9 @@
 #define KBH_IBUS_H
 #include <stddef.h>
 
+/* Code points of the app's text kept each side of its selection (see the surrounding handler). */
+#define KBH_IBUS_SURROUNDING_KEEP 8192u
+
 typedef struct kbh_ibus_handlers {
     void *context;
     /* A key event; returns 1 when the engine handled it, 0 to let the app have it. */
@@ -16,7 +19,9 @@ typedef struct kbh_ibus_handlers {
     void (*reset)(void *context, void *engine);
     void (*enable)(void *context, void *engine);
     void (*disable)(void *context, void *engine);
-    /* The app's text around the cursor; cursor and anchor count characters (code points). */
+    /* The app's text around the cursor; cursor and anchor count characters (code points).
+       Only KBH_IBUS_SURROUNDING_KEEP code points each side of the selection arrive: an app's
+       field can hold megabytes, and the engine keeps a window of it. */
     void (*surrounding)(void *context, void *engine, const char *text, unsigned cursor, unsigned anchor);
     /* The field's input purpose and hints (IBusInputPurpose, IBusInputHints). */
     void (*content_type)(void *context, void *engine, unsigned purpose, unsigned hints);

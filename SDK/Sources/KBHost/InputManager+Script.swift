@@ -1,0 +1,87 @@
+import KBCore
+import KBText
+
+// A field that one keyboard serves whatever the settings say, driven by a script: what
+// `kbhost type` is. The manager does the rest as for any front end (the session, its
+// document, the failover), so the walk from a tap to the document is the same.
+extension InputManager {
+    /// A keyboard chosen for one manager's field alone, for as long as it lives
+    /// (`kbhost type --keyboard`): it serves the field instead of the settings' current
+    /// keyboard, enabled or not, whatever the field's keyboard type, and the settings are
+    /// never written: the globe key switches nothing, a failure is not recorded (the user
+    /// lands on the system keyboard), the daemon's news is not followed. The user's grants,
+    /// containers, text replacements and protection exceptions still apply, as they are.
+    /// A secure field still gets only the system keyboard: no pin puts a third-party
+    /// keyboard where passwords are typed.
+    public struct Pin: Hashable, Sendable {
+        /// The keyboard's identifier.
+        public var keyboard: String
+        /// What the keyboard is told about drawing its globe key (a script taps it; it switches nothing).
+        public var needsInputModeSwitchKey: Bool
+
+        /// A pin of the keyboard with this identifier.
+        public init(keyboard: String, needsInputModeSwitchKey: Bool = true) {
+            self.keyboard = keyboard
+            self.needsInputModeSwitchKey = needsInputModeSwitchKey
+        }
+
+        /// The keyboard that serves `field`: the pinned one, or the system keyboard in a secure field.
+        func keyboard(for field: FieldContext) -> String {
+            field.traits.isSecureTextEntry ? SystemKeyboard.identifier : keyboard
+        }
+    }
+
+    /// How the manager starts a keyboard's process.
+    public struct Launching: Hashable, Sendable {
+        /// Keep a spare extension process prepared, so that a switch costs only a load.
+        public var keepsSpare: Bool
+        /// The least time (ms) a keyboard gets to start; nil: the installation's deadline.
+        public var leastLaunchDeadlineMilliseconds: Int?
+        /// The recent events a session keeps, each detail cut (nil: every one, whole).
+        public var eventLimit: Int?
+
+        /// A way of starting keyboards; `person` and `script` are the two kbhost uses.
+        public init(keepsSpare: Bool, leastLaunchDeadlineMilliseconds: Int?, eventLimit: Int?) {
+            self.keepsSpare = keepsSpare
+            self.leastLaunchDeadlineMilliseconds = leastLaunchDeadlineMilliseconds
+            self.eventLimit = eventLimit
+        }
+
+        /// A person at a field that may live for days (`attach`, the IBus engine): a spare kept,
+        /// since keyboards switch; as Android rebinds an input method within 3 s, 3 s to start
+        /// (a loaded machine needs it); the last 1,000 events (a front end reads no history).
+        public static let person = Launching(keepsSpare: true, leastLaunchDeadlineMilliseconds: 3000, eventLimit: 1000)
+        /// A script that ends (`kbhost type`): no spare, the installation's deadline, and every
+        /// event kept whole for the report.
+        public static let script = Launching(keepsSpare: false, leastLaunchDeadlineMilliseconds: nil, eventLimit: nil)
+    }
+
+    /// Performs one step of a script on the current keyboard: a gesture on the key a name
+    /// finds (a label, a role name, `id:NAME`; see `TapStep`), a pause on the session's
+    /// virtual clock, a new size. Unlike `tap`, a name no key has throws `.noSuchKey` (and an
+    /// alternate the key does not offer `.noSuchAlternate`: nothing
+    /// happened), and a keyboard's failure is thrown after the failover, for a front end that
+    /// reports it. The system keyboard types a gesture's name once, as `tap` does.
+    public func perform(_ step: TapStep) throws(SessionError) {
+        guard let session = active else {
+            if case .gesture(_, let name) = step.kind { tap(name) }
+            return
+        }
+        do { try step.perform(on: session) } catch {
+            if error.isNoSuchKeyOrAlternate { throw error }  // nothing happened: no failover
+            fellBack(from: currentID, because: error.description)
+            throw error
+        }
+    }
+
+    /// The script is over: the keyboard disappears (its process stays until `close`) and the
+    /// document stays as the script left it, marked text too, to be reported. A failure on
+    /// the way falls back as any other, and is thrown.
+    public func finish() throws(KeyboardFailure) {
+        guard let session = active else { return }
+        do { try session.disappear() } catch {
+            fellBack(from: currentID, because: "\(error)")
+            throw error
+        }
+    }
+}

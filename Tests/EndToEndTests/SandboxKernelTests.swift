@@ -1,0 +1,125 @@
+import Foundation
+import Glibc
+import KBHost
+import KBSystem
+import KBText
+import Synchronization
+import Testing
+
+/// The kernel's protections around the keyboard's process, through `kbhost type` and
+/// sessions: its namespaces and filters, what a missing one does, the memory calls closed to it.
+extension SandboxTests {
+    /// A world whose keyboards are the bundled ones, with a neighbour's container.
+    func world() throws -> World {
+        let w = try World()
+        try FileManager.default.createDirectory(atPath: w.home + "/Containers/Keyboards/dev.kbhost.Calculator",
+                                                withIntermediateDirectories: true)
+        try Data("secret".utf8).write(to: URL(fileURLWithPath: w.home + "/Containers/Keyboards/dev.kbhost.Calculator/notes"))
+        return w
+    }
+
+    var env: [String: String] { ["KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory ?? ""] }
+
+    @Test func withoutNamespacesTheKeyboardDoesNotStartUnlessTheUserAllowsIt() throws {
+        let w = try world()
+        var pretend = env
+        pretend["KBHOST_SANDBOX_PRETEND_MISSING"] = "namespaces"
+        let refused = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "own"], extraEnvironment: pretend)
+        #expect(refused.status == 4)
+        #expect(refused.err.contains("lacks unprivileged user namespaces"), "\(refused.err)")
+        #expect(refused.err.contains("kbhost protection dev.kbhost.Hostile allow namespaces"))
+        #expect(try w.run(["protection", "dev.kbhost.Hostile", "allow", "namespaces"], extraEnvironment: env).status == 0)
+        let allowed = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "own", "neighbor", "prlimit", "shm"], extraEnvironment: pretend)
+        #expect(allowed.status == 0, "\(allowed.err)")
+        #expect(allowed.out.contains("own: allowed"))
+        // Without the namespaces, Landlock and the filter still hold.
+        #expect(allowed.out.contains("neighbor: \(SandboxTests.landlock)"), "\(allowed.out)")
+        #expect(allowed.out.contains("prlimit: \(SandboxTests.seccomp)"))
+        #expect(allowed.out.contains("shm: \(SandboxTests.seccomp)"))
+    }
+
+    @Test func aMissingProtectionStopsTheKeyboardUnlessTheUserAllowsIt() throws {
+        let w = try world()
+        var pretend = env
+        pretend["KBHOST_SANDBOX_PRETEND_MISSING"] = "landlock-scope"
+        let refused = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "own"], extraEnvironment: pretend)
+        #expect(refused.status == 4)
+        #expect(refused.err.contains("lacks Landlock's scoping of signals and abstract sockets"))
+        #expect(refused.err.contains("kbhost protection dev.kbhost.Hostile allow landlock-scope"))
+        #expect(try w.run(["protection", "dev.kbhost.Hostile", "allow", "landlock-scope"], extraEnvironment: env).status == 0)
+        let allowed = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "own", "neighbor", "tcp"], extraEnvironment: pretend)
+        #expect(allowed.status == 0, "\(allowed.err)")
+        #expect(allowed.out.contains("own: allowed"))
+        #expect(allowed.out.contains("neighbor: \(SandboxTests.notHere)"), "the other protections stay")
+        #expect(allowed.out.contains("tcp: \(SandboxTests.seccomp)"))
+        // The allowance is for that keyboard and that protection only.
+        #expect(try w.run(["type", "--keyboard", "dev.kbhost.NumberPad", "1"], extraEnvironment: pretend).status == 4)
+        pretend["KBHOST_SANDBOX_PRETEND_MISSING"] = "seccomp"
+        let other = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "own"], extraEnvironment: pretend)
+        #expect(other.status == 4)
+        #expect(other.err.contains("protection 'seccomp'"))
+    }
+
+    @Test func theKeyboardsProcessHasNamespacesOfItsOwn() throws {
+        let keyboard = try Fixtures.sample("dev.kbhost.NumberPad")
+        let session = try KeyboardSession(keyboard: keyboard, configuration: Fixtures.configuration)
+        defer { session.close() }
+        for ns in ["user", "mnt", "pid", "ipc", "uts", "net"] {
+            let theirs = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(session.pid)/ns/\(ns)")
+            let mine = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/\(ns)")
+            #expect(theirs != mine, "\(ns): \(theirs) is the host's own")
+        }
+        let status = try String(contentsOfFile: "/proc/\(session.pid)/status", encoding: .utf8)
+        let nspid = status.split(separator: "\n").first { $0.hasPrefix("NSpid:") } ?? ""
+        #expect(nspid.hasSuffix("\t2"), "pid 2 in its PID namespace, under an init: \(nspid)")
+    }
+
+    @Test func theExtensionProcessRunsUnderBothFiltersWithoutCapabilities() throws {
+        let keyboard = try Fixtures.sample("dev.kbhost.NumberPad")
+        let session = try KeyboardSession(keyboard: keyboard, configuration: Fixtures.configuration)
+        defer { session.close() }
+        let status = try String(contentsOfFile: "/proc/\(session.pid)/status", encoding: .utf8)
+        func field(_ name: String) -> String? {
+            status.split(separator: "\n").first { $0.hasPrefix(name + ":") }.map { $0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces) }
+        }
+        #expect(field("Seccomp") == "2", "a seccomp filter is installed")
+        #expect(field("NoNewPrivs") == "1")
+        #expect(field("CapEff") == "0000000000000000")
+        #expect(field("CapBnd") == "0000000000000000")
+        // The host's own process is untouched.
+        let mine = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        #expect(mine.contains("Seccomp:\t0"))
+    }
+
+    @Test func anX32SystemCallEndsTheKeyboardAndKeepsItsText() throws {
+        let w = try world()
+        let r = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "own", "x32"], extraEnvironment: env)
+        #expect(r.status == 4)
+        #expect(r.out.hasPrefix("own: allowed"), "what it typed before stays")
+        #expect(r.err.contains("failed during key 'x32': ended by signal SIGSYS"), "\(r.err)")
+    }
+
+    @Test func aClosedMemoryCallSaysWhyInTheKeyboardsLog() throws {
+        let w = try world()
+        // x32 ends the keyboard, so that its log is printed with the failure.
+        let r = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "memfd", "pipe", "hugepages", "x32"], extraEnvironment: env)
+        #expect(r.out.hasPrefix("memfd: \(SandboxTests.seccomp)"))
+        for call in ["memfd_create", "pipe2", "prctl(PR_SET_THP_DISABLE)"] {
+            #expect(r.err.contains("kbhost sandbox: \(call) is closed to keyboards: memory held that way would escape the memory budget"),
+                    "\(call): \(r.err)")
+        }
+    }
+
+    /// Page tables count: a huge mapping read once every 2 MiB holds almost no
+    /// pages but 128 MiB of page tables, and goes over a 30 MiB budget.
+    @Test func pageTablesCountInTheFootprint() throws {
+        let w = try world()
+        let control = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", "512", "pagetables"], extraEnvironment: env)
+        #expect(control.status == 0 && control.out.hasPrefix("pagetables: allowed: read 64 GiB once every 2 MiB"),
+                "the control: it runs under 512 MiB. \(control.err)")
+        let r = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", "30", "own", "pagetables"], extraEnvironment: env)
+        #expect(r.status == 4)
+        #expect(r.out.hasPrefix("own: allowed"), "what it typed before stays")
+        #expect(r.err.contains("failed during key 'pagetables': went over its memory budget of 30.0 MiB"), "\(r.err)")
+    }
+}
