@@ -150,7 +150,7 @@ let package = Package(
         .testTarget(name: "KBWireTests", dependencies: ["KBWire", "KBText"], exclude: ["Fixtures"]),
         // The core's rules (cycling, settings, budgets, tap steps), with no files, clock or processes.
         .testTarget(name: "KBCoreTests", dependencies: ["KBCore", "KBText"]),
-        .testTarget(name: "KeyboardSDKTests", dependencies: ["KeyboardSDK", "KeyboardTesting", "CKeyboardABI"]),
+        .testTarget(name: "KeyboardSDKTests", dependencies: ["KeyboardSDK", "KeyboardTesting", "CKeyboardABI", "KBExtensionRuntime", "KBWire", "KBText"]),
         // The contract the ABI header and the wire share: the two modules cannot see each other.
         .testTarget(name: "KBExtensionRuntimeTests", dependencies: ["KBExtensionRuntime", "KBWire", "CKeyboardABI"]),
         // One test target per Swift keyboard, on its code target: every export target defines the
@@ -167,7 +167,7 @@ let package = Package(
         // Fixtures/manifests: the hostile manifests scripts/make-manifest-corpus.py writes, read at test time.
         .testTarget(name: "KBHostTests", dependencies: ["KBHost", "KBText", "KBWire", "KBSystem"], exclude: ["Fixtures"]),
         // Golden/: every command's output, one transcript a case (GoldenTests), read at test time.
-        .testTarget(name: "EndToEndTests", dependencies: ["KBHost", "KBText", "KBSystem"], exclude: ["Golden"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["KBHost", "KBText", "KBSystem"], exclude: ["Golden", "ABIFixtures"]),
         // ARCHITECTURE.md's module map against this file, and the arrows it forbids. Reads text only.
         .testTarget(name: "ArchitectureTests"),
         // The SDK's API reference: every public symbol of its modules documented (symbol graphs

@@ -32,6 +32,7 @@ import random
 import shutil
 import struct
 import sys
+import wire_corpus_inputs  # beside this script: the input models' messages (extras, haptics, alternates, drags)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "Tests/KBWireTests/Fixtures/frames")
@@ -92,7 +93,7 @@ def sandbox(paths=(), container="", groups=(), missing=()):
     return out + u32(len(missing)) + b"".join(string(m) for m in missing)
 
 
-def host_hello(protocol=3, abi=1): return u8(1) + u32(protocol) + u32(abi)
+def host_hello(protocol=4, abi=1): return u8(1) + u32(protocol) + u32(abi)
 
 
 def load(path="/k/libK.so", cls="K", f=None, w=None, s=None):
@@ -120,7 +121,7 @@ MEMORY_WARNING = u8(5)
 
 # --- Worker → host messages (WorkerMessage) ---
 
-def worker_hello(protocol=3, abi=1, pid=42): return u8(1) + u32(protocol) + u32(abi) + i32(pid)
+def worker_hello(protocol=4, abi=1, pid=42): return u8(1) + u32(protocol) + u32(abi) + i32(pid)
 
 
 def effects(items, count=None):
@@ -173,6 +174,7 @@ def put(folder, name, data):
 
 # --- Valid messages: every message type, every effect and call kind ---
 
+inputs = wire_corpus_inputs.Inputs(sys.modules[__name__])
 WORKER_VALID = {
     "hello": worker_hello(), "hello-pid-negative": worker_hello(pid=-1), "hello-versions-max": worker_hello(0xFFFFFFFF, 0, 0),
     "loaded-no-selectors": loaded(()), "loaded": loaded((("viewDidLoad", "v@:"), ("keyTapped:", "v@:@"))),
@@ -195,7 +197,8 @@ WORKER_VALID = {
     "done-click": done(7, [CLICK]), "done-log": done(7, [log(0, "hi"), log(255, "\x1b[2J")]),
     "done-pasteboard": done(7, [pasteboard("copied 📋")]), "done-sound": done(7, [sound("Tock")]),
     "done-every-effect": done(9, [insert("ab"), DELETE, adjust(-1), marked_text("k", 0, 1), UNMARK, layout(QWERTY),
-                                  display("d"), ADVANCE, DISMISS, CLICK, log(3, "l"), pasteboard("p"), sound("s")]),
+                                  display("d"), ADVANCE, DISMISS, CLICK, log(3, "l"), pasteboard("p"), sound("s"),
+                                  inputs.key_extras(0, 0, "x"), inputs.haptic(0)]),
     "done-at-effect-limit": done(7, [CLICK] * MAX_EFFECTS),
     "done-long-string": done(7, [insert("é" * 20_000)]),
     "failure": failure(), "failure-every-kind": None,
@@ -225,6 +228,8 @@ for t in range(4):
 for k in range(5):
     HOST_VALID[f"deliver-key-kind-{k}"] = deliver(30 + k, key(0, k, k))
 
+WORKER_VALID.update(inputs.worker_valid())
+HOST_VALID.update(inputs.host_valid())
 for name, data in WORKER_VALID.items():
     if data is not None:
         put("from-worker", "valid-" + name, frame(data))
@@ -263,12 +268,12 @@ refused = [
     # Unknown tags: message kinds that do not exist, wrong kinds of nested values.
     (W, "invalidTag", "message-0", frame(u8(0))), (W, "invalidTag", "message-5", frame(u8(5) + b"\x00" * 8)),
     (W, "invalidTag", "message-255", frame(u8(255))),
-    (W, "invalidTag", "effect-0", frame(done(1, [u8(0)]))), (W, "invalidTag", "effect-10", frame(done(1, [u8(10)]))),
+    (W, "invalidTag", "effect-0", frame(done(1, [u8(0)]))), (W, "invalidTag", "effect-12", frame(done(1, [u8(12)]))),
     (W, "invalidTag", "edit-6", frame(done(1, [u8(1) + u8(6)]))), (W, "invalidTag", "edit-0", frame(done(1, [u8(1) + u8(0)]))),
     (W, "invalidTag", "key-role-8", frame(done(1, [layout([[wkey(role=8)]])]))),
     (W, "invalidTag", "failure-kind-11", frame(failure(11))), (W, "invalidTag", "failure-kind-255", frame(failure(255))),
     (H, "invalidTag", "message-0", frame(u8(0))), (H, "invalidTag", "message-5", frame(u8(5))),
-    (H, "invalidTag", "call-0", frame(deliver(1, u8(0)))), (H, "invalidTag", "call-6", frame(deliver(1, u8(6)))),
+    (H, "invalidTag", "call-0", frame(deliver(1, u8(0)))), (H, "invalidTag", "call-8", frame(deliver(1, u8(8)))),
     (H, "invalidTag", "lifecycle-5", frame(deliver(1, lifecycle(5)))), (H, "invalidTag", "text-input-4", frame(deliver(1, text_input(4)))),
     (H, "invalidTag", "key-kind-5", frame(deliver(1, key(kind=5)))),
     (H, "invalidTag", "keyboard-type-12", frame(load(f=facts(trait_bytes=traits(kb=12))))),
@@ -320,6 +325,7 @@ refused = [
     (W, "overLimit", "effects-one-over", frame(done(1, [CLICK] * (MAX_EFFECTS + 1)))),
     (W, "overLimit", "loaded-effects-one-over", frame(u8(2) + u32(0) + effects([DISMISS] * (MAX_EFFECTS + 1)))),
 ]
+refused += inputs.refused()
 for folder, kind, name, data in refused:
     put(folder, f"refused-{kind}-{name}", data)
 

@@ -57,11 +57,16 @@ static void insert_digit(numberpad *self, const kbh_selector_v1 *cmd, const kbh_
     self->host->insert_text(self->host->ctx, key->label);
 }
 
-/* v@:@@ — sender and event: deletes once per tap and once per repeat */
+/* v@:@@ — sender and event: deletes once per tap and once per repeat. Each deletion is also a
+   light tap of haptic feedback, where the host has play_haptic (appended to the table later:
+   KBH_HOST_HAS) and the keyboard open access (without it, play_haptic would only say EPERM). */
 static void delete_digit(numberpad *self, const kbh_selector_v1 *cmd, const kbh_key_v1 *key,
                          const kbh_event_v1 *event) {
     (void)cmd; (void)key; (void)event;
-    if (self->host->has_text(self->host->ctx)) self->host->delete_backward(self->host->ctx);
+    const kbh_host_v1 *host = self->host;
+    if (!host->has_text(host->ctx)) return;
+    host->delete_backward(host->ctx);
+    if (KBH_HOST_HAS(host, play_haptic) && host->has_full_access(host->ctx)) host->play_haptic(host->ctx, KBH_HAPTIC_LIGHT, 1.0);
 }
 
 /* v@: */

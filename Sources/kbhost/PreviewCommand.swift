@@ -102,7 +102,7 @@ struct Preview: ParsableCommand {
         do throws(SessionError) {
             for step in steps { try manager.perform(step) }
         } catch {
-            if case .noSuchKey = error { throw exitWithError(error.description, status: Kbhost.Exit.noSuchKey) }
+            if error.isNoSuchKeyOrAlternate { throw exitWithError(error.description, status: Kbhost.Exit.noSuchKey) }
             throw exitWithError(error.description, status: Kbhost.Exit.keyboardFailed)
         }
         return KeyboardPicture(keyboard: loadable.identifier, layout: session.layout, orientation: orientation,

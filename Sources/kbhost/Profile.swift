@@ -8,9 +8,9 @@ struct Profile: ParsableCommand {
         abstract: "Run a typing script through one keyboard and report its peak footprint against each device profile.",
         discussion: """
             The script holds tap tokens separated by white space, as `kbhost type` takes them \
-            (labels, space/return/delete/shift/globe, id:NAME, double:KEY, long:KEY, hold:KEY:MS, pause:MS, \
-            rotate:…, and reopen: dismissed and shown again, a new controller in the same process, so a keyboard \
-            that keeps its old controllers shows the leak). \
+            (labels, space/return/delete/shift/globe, id:NAME, double:KEY, long:KEY, long:KEY:CHOICE, hold:KEY:MS, \
+            drag:KEY:DX[,DY]/…, pause:MS, rotate:…, and reopen: dismissed and shown again, a new controller in the \
+            same process, so a keyboard that keeps its old controllers shows the leak). \
             The keyboard runs without a kill, so the whole script is measured; the report says where each \
             profile's budget would have ended it. A chart of the footprint after each tap, with each \
             profile's budget and the tap after which it would have killed the keyboard, is written as SVG. \
@@ -83,7 +83,7 @@ struct Profile: ParsableCommand {
         for (i, step) in steps.enumerated() {
             if LongRun.wasInterrupted { break }
             do throws(SessionError) { try step.perform(on: session) } catch {
-                let status = if case .noSuchKey = error { Kbhost.Exit.noSuchKey } else { Kbhost.Exit.keyboardFailed }
+                let status = if error.isNoSuchKeyOrAlternate { Kbhost.Exit.noSuchKey } else { Kbhost.Exit.keyboardFailed }
                 throw exitWithError("tap \(i + 1) of \(script): \(error)", status: status)
             }
             last = reader.read()?.total ?? last

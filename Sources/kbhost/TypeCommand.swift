@@ -12,6 +12,8 @@ struct TypeCommand: ParsableCommand {
             Each TAP names a key by its label. The names space, return, delete, shift and globe tap \
             the key with that role whatever its label; id:NAME taps a key by identifier. Timed input:
               double:KEY       double tap          long:KEY      long press
+              long:KEY:CHOICE  long press, pick an alternate the key offers (long:e:é)
+              drag:KEY:DX[,DY]/…  a drag from the key's centre (drag:space:-40)
               hold:KEY:MS      hold for MS ms      pause:MS      let MS ms pass
               rotate:landscape, rotate:portrait or rotate:WxH   the keyboard's size changes (viewWillTransition)
               reopen           shown again: a new controller, the same process (as iOS)
@@ -98,7 +100,7 @@ struct TypeCommand: ParsableCommand {
             for step in steps { try manager.perform(step) }
         } catch {
             message = error.description
-            if case .noSuchKey = error { status = Kbhost.Exit.noSuchKey } else { status = Kbhost.Exit.keyboardFailed }
+            if error.isNoSuchKeyOrAlternate { status = Kbhost.Exit.noSuchKey } else { status = Kbhost.Exit.keyboardFailed }
         }
         if status == 0 {
             do { try manager.finish() } catch { message = "\(error)"; status = Kbhost.Exit.keyboardFailed }

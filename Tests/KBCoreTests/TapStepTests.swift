@@ -14,6 +14,26 @@ struct TapStepTests {
         #expect(try TapStep(token).kind == kind)
     }
 
+    @Test(arguments: [("long:e:é", TapStep.Kind.chooseAlternate("e", choice: "é")),
+                      ("long:id:k1", .gesture(.longPress, "id:k1")),
+                      ("long:id:k1:é", .chooseAlternate("id:k1", choice: "é")),
+                      ("long:e::", .chooseAlternate("e", choice: ":")),
+                      ("long::é", .gesture(.tap, "long::é"))])
+    func aLongPressMayPickAnAlternate(token: String, kind: TapStep.Kind) throws {
+        #expect(try TapStep(token).kind == kind)
+    }
+
+    @Test(arguments: [("drag:space:-40", TapStep.Kind.drag("space", path: [TapStep.DragOffset(dx: -40)])),
+                      ("drag:q:36.5,0/73,-2.25", .drag("q", path: [TapStep.DragOffset(dx: 36.5), TapStep.DragOffset(dx: 73, dy: -2.25)]))])
+    func aDragIsAKeyAndAPath(token: String, kind: TapStep.Kind) throws {
+        #expect(try TapStep(token).kind == kind)
+    }
+
+    @Test(arguments: ["drag:space:", "drag:space:left", "drag:space:1,2,3", "drag:space:10001", "drag:space:1//2", "drag:space:nan"])
+    func aMalformedDragSaysWhichPoint(token: String) {
+        #expect(throws: TapStep.Invalid.self) { try TapStep(token) }
+    }
+
     @Test(arguments: ["pause:x", "pause:-1", "pause:600001", "hold:a:", "hold:a:1.5", "rotate:sideways", "rotate:0x100",
                       "rotate:10001x10", "rotate:1x2x3"])
     func aMalformedStepSaysWhichTokenAndWhy(token: String) {

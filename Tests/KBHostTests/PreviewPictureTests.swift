@@ -17,6 +17,17 @@ struct PreviewPictureTests {
         #expect(KeyboardPicture.xml("日本語 🌐 é") == "日本語 🌐 é")
     }
 
+    @Test func aKeysExtrasArePartOfItsPictureAndAbsentWithout() throws {
+        var layout = KeyboardLayout(rows: [[key("e", column: 0), key("space", .space, column: 1)]])
+        layout.setExtras(KeyboardLayout.KeyExtras(payload: "p", alternates: ["é", "è"]), row: 0, column: 0)
+        layout.setExtras(KeyboardLayout.KeyExtras(dragAction: "drag:event:"), row: 0, column: 1)
+        let p = KeyboardPicture(keyboard: "k", layout: layout)
+        #expect(p.keys[0].payload == "p" && p.keys[0].alternates == ["é", "è"] && p.keys[0].dragAction == nil)
+        #expect(p.keys[1].dragAction == "drag:event:" && p.keys[1].alternates == nil)
+        let plain = KeyboardPicture(keyboard: "k", layout: KeyboardLayout(rows: [[key("e", column: 0)]]))
+        #expect(plain.keys[0].payload == nil && plain.keys[0].alternates == nil)
+    }
+
     @Test func rowsShareOneUnitAndShorterRowsAreCentred() {
         let layout = KeyboardLayout(rows: [
             [key("a", column: 0), key("b", column: 1), key("⌫", .delete, width: 2, column: 2)],

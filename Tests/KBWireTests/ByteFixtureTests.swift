@@ -9,12 +9,21 @@ struct ByteFixtureTests {
     /// `.done(sequence: 0, effects: [effect])` with the effect's bytes spelled out.
     func doneWithOne(_ effectBytes: [UInt8]) -> [UInt8] { [3] + le64(0) + le32(1) + effectBytes }
 
+    /// Each effect, alone in `.done(sequence: 0, …)`, encodes to its bytes and decodes back.
+    func expectEffects(_ cases: [(Effect, [UInt8])]) throws {
+        for (effect, bytes) in cases {
+            let m = WorkerMessage.done(sequence: 0, effects: [effect])
+            #expect(m.encoded() == doneWithOne(bytes), "\(effect)")
+            #expect(try WorkerMessage.decode(doneWithOne(bytes)) == m)
+        }
+    }
+
     /// `.deliver(sequence: 1, no facts, no window, call)` with the call's bytes spelled out.
     func deliver(_ callBytes: [UInt8]) -> [UInt8] { [3] + le64(1) + [0, 0] + callBytes }
 
-    @Test("Versions are 3 (protocol: the overLimit failure, replies bounded) and 1 (ABI: the host table only grew)")
+    @Test("Versions are 4 (protocol: key extras, haptics, alternates, drags) and 1 (ABI: the host table only grew)")
     func versions() {
-        #expect(WireVersion.protocolVersion == 3)
+        #expect(WireVersion.protocolVersion == 4)
         #expect(WireVersion.abiVersion == 1)
     }
 
@@ -62,6 +71,8 @@ struct ByteFixtureTests {
 
     @Test("Each Call case has its tag and field order")
     func callBytes() throws {
+        let dragBytes: [UInt8] = [7] + le32(1) + le32(0) + [1] + le64(1.0.bitPattern) + le64((-2.5).bitPattern)
+            + le64(0) + le64(0) + [1] + utf8String("k") + le64(7)
         let cases: [(Call, [UInt8])] = [
             (.lifecycle(.viewWillAppear, animated: true), [1, 1, 1]),
             (.lifecycle(.viewDidDisappear, animated: false), [1, 4, 0]),
@@ -72,6 +83,10 @@ struct ByteFixtureTests {
             (.transition(width: 1.0, height: -2.5),
              [4, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F, 0, 0, 0, 0, 0, 0, 0x04, 0xC0]),
             (.memoryWarning, [5]),
+            (.alternate(row: 0, column: 2, choice: "é", event: KeyEvent(kind: .touchUpInside, tapCount: 1, timestampNanoseconds: 600_000_000)),
+             [6] + le32(0) + le32(2) + utf8String("é") + le32(1) + le64(600_000_000)),
+            (.drag(row: 1, column: 0, touch: DragTouch(phase: .moved, x: 1, y: -2.5, dx: 0, dy: 0, keyUnder: "k", timestampNanoseconds: 7)),
+             dragBytes),
         ]
         for (call, callBytes) in cases {
             let m = HostMessage.deliver(Delivery(sequence: 1, call: call))
@@ -124,11 +139,22 @@ struct ByteFixtureTests {
             (.playInputClick, [6]),
             (.log(level: 2, message: "w"), [7, 2, 1, 0, 0, 0, 0x77]),
         ]
-        for (effect, bytes) in cases {
-            let m = WorkerMessage.done(sequence: 0, effects: [effect])
-            #expect(m.encoded() == doneWithOne(bytes), "\(effect)")
-            #expect(try WorkerMessage.decode(doneWithOne(bytes)) == m)
-        }
+        try expectEffects(cases)
+    }
+
+    @Test("The input models' effects: key extras (row, column, payload, alternates, drag action) and haptics (kind, intensity)")
+    func inputModelEffectBytes() throws {
+        let payload: [UInt8] = [10] + le32(1) + le32(2) + [1] + utf8String("p") + le32(0)
+        let alternates: [UInt8] = [10] + le32(0) + le32(0) + [0] + le32(2) + utf8String("é") + utf8String("è")
+        let haptic: [UInt8] = [11, 5] + le64(1.0.bitPattern)
+        let dragAction: [UInt8] = [10] + le32(0) + le32(0) + [0] + le32(0) + [1] + utf8String("d:e:")
+        let cases: [(Effect, [UInt8])] = [
+            (.setKeyExtras(KeyExtrasChange(row: 1, column: 2, extras: KeyExtras(payload: "p"))), payload + [0]),
+            (.setKeyExtras(KeyExtrasChange(row: 0, column: 0, extras: KeyExtras(alternates: ["é", "è"]))), alternates + [0]),
+            (.setKeyExtras(KeyExtrasChange(row: 0, column: 0, extras: KeyExtras(dragAction: "d:e:"))), dragAction),
+            (.haptic(.selection, intensity: 1), haptic),
+        ]
+        try expectEffects(cases)
     }
 
     @Test("A setLayout effect: display, rows, then each key's fields in order")

@@ -45,7 +45,8 @@ struct MalformedInputTests {
 
     @Test("Unknown nested tags are rejected: call, life cycle, text input, key event, effect, edit, role, failure kind")
     func unknownNestedTags() {
-        #expect(throws: WireError.invalidTag(type: "call", tag: 6)) { try HostMessage.decode(deliver([6])) }
+        #expect(throws: WireError.invalidTag(type: "call", tag: 8)) { try HostMessage.decode(deliver([8])) }
+        #expect(throws: WireError.invalidTag(type: "drag phase", tag: 3)) { try HostMessage.decode(deliver([7] + le32(0) + le32(0) + [3])) }
         #expect(throws: WireError.invalidTag(type: "call", tag: 0)) { try HostMessage.decode(deliver([0])) }
         #expect(throws: WireError.invalidTag(type: "life-cycle selector", tag: 5)) {
             try HostMessage.decode(deliver([1, 5, 0]))
@@ -56,7 +57,8 @@ struct MalformedInputTests {
         #expect(throws: WireError.invalidTag(type: "key event kind", tag: 5)) {
             try HostMessage.decode(deliver([3] + le32(0) + le32(0) + [5] + le32(1) + le32(0) + le64(0)))
         }
-        #expect(throws: WireError.invalidTag(type: "effect", tag: 10)) { try WorkerMessage.decode(done(le32(1) + [10])) }
+        #expect(throws: WireError.invalidTag(type: "effect", tag: 12)) { try WorkerMessage.decode(done(le32(1) + [12])) }
+        #expect(throws: WireError.invalidTag(type: "haptic kind", tag: 9)) { try WorkerMessage.decode(done(le32(1) + [11, 9] + le64(0))) }
         #expect(throws: WireError.invalidTag(type: "effect", tag: 0)) { try WorkerMessage.decode(done(le32(1) + [0])) }
         #expect(throws: WireError.invalidTag(type: "edit", tag: 6)) { try WorkerMessage.decode(done(le32(1) + [1, 6])) }
         #expect(throws: WireError.invalidTag(type: "key role", tag: 8)) { try WorkerMessage.decode(layoutKey(key(role: 8))) }

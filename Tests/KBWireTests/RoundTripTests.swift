@@ -27,6 +27,8 @@ struct RoundTripTests {
             case .key: callTags.insert("key")
             case .transition: callTags.insert("transition")
             case .memoryWarning: callTags.insert("memoryWarning")
+            case .alternate: callTags.insert("alternate")
+            case .drag: callTags.insert("drag")
             }
         }
         for effect in Samples.effects {
@@ -48,10 +50,12 @@ struct RoundTripTests {
             case .log: effectTags.insert("log")
             case .setPasteboard: effectTags.insert("setPasteboard")
             case .playSound: effectTags.insert("playSound")
+            case .setKeyExtras: effectTags.insert("setKeyExtras")
+            case .haptic: effectTags.insert("haptic")
             }
         }
-        #expect(callTags.count == 5)
-        #expect(effectTags.count == 9)
+        #expect(callTags.count == 7)
+        #expect(effectTags.count == 11)
         #expect(editTags.count == 5)
         let kinds = Samples.workerMessages.compactMap { m -> WorkerFailure.Kind? in
             if case .failure(let f) = m { return f.kind } else { return nil }

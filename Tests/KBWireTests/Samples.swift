@@ -38,6 +38,12 @@ enum Samples {
                                               timestampNanoseconds: Int64(i) * 1_000_000_007 - 5)))
         }
         calls += [
+            .alternate(row: 1, column: 2, choice: "é", event: KeyEvent(kind: .touchUpInside, tapCount: 1, timestampNanoseconds: 600_000_000)),
+            .alternate(row: .max, column: .min, choice: "", event: KeyEvent(kind: .touchUpInside, tapCount: .min, timestampNanoseconds: .min)),
+            .drag(row: 3, column: 1, touch: DragTouch(phase: .began, x: 187.5, y: 190.25, dx: 0, dy: 0, keyUnder: "space",
+                                                      timestampNanoseconds: 16_000_000)),
+            .drag(row: .min, column: .max, touch: DragTouch(phase: .ended, x: -1e300, y: 0, dx: 5e-324, dy: -0.0, keyUnder: nil,
+                                                            timestampNanoseconds: .max)),
             .key(row: .max, column: .min, event: KeyEvent(kind: .touchUpInside, tapCount: .min, repeatCount: .max,
                                                           timestampNanoseconds: .min)),
             .transition(width: 375.5, height: 216), .transition(width: -0.0, height: 1e-300),
@@ -103,6 +109,12 @@ enum Samples {
         .advanceToNextInputMode, .dismissKeyboard, .playInputClick,
         .log(level: 0, message: ""), .log(level: 255, message: "plugin said: héllo\n"),
         .setPasteboard(""), .setPasteboard("copied ✂️\n"), .playSound("Tock"), .playSound(""),
+        .setKeyExtras(KeyExtrasChange(row: 0, column: 2, extras: KeyExtras(payload: "mode.greek"))),
+        .setKeyExtras(KeyExtrasChange(row: .max, column: -1, extras: KeyExtras())),
+        .setKeyExtras(KeyExtrasChange(row: 1, column: 0, extras: KeyExtras(payload: String(repeating: "π", count: 40)))),
+        .haptic(.light, intensity: 1), .haptic(.error, intensity: 0), .haptic(.soft, intensity: 0.5),
+        .setKeyExtras(KeyExtrasChange(row: 2, column: 3, extras: KeyExtras(payload: "p", alternates: ["à", "á", "", "â"]))),
+        .setKeyExtras(KeyExtrasChange(row: 3, column: 1, extras: KeyExtras(dragAction: "dragCursor:event:"))),
     ]
 
     static let workerMessages: [WorkerMessage] = {

@@ -88,8 +88,17 @@ struct EnglishLayout {
     /// Letter keys keep lower-case labels whatever shift says (the shift key
     /// shows it), so a key's name stays the same in scripts and tests.
     private func letters(_ s: String, width: Double = 1, action: KeyAction = EnglishViewController.typeLetter) -> [KeySpec] {
-        s.map { KeySpec(String($0), identifier: String($0), width: width, action: action) }
+        s.map { KeySpec(String($0), identifier: String($0), width: width, action: action,
+                        alternates: EnglishLayout.alternates[$0] ?? []) }
     }
+
+    /// What a long press on a letter offers, as iOS's English keyboard does (kbhost type long:e:é):
+    /// the pick goes to the letter's own action as its label.
+    static let alternates: [Character: [String]] = [
+        "a": ["à", "á", "â", "ä", "æ", "ã", "å", "ā"], "c": ["ç", "ć", "č"],
+        "e": ["è", "é", "ê", "ë", "ē", "ė", "ę"], "i": ["î", "ï", "í", "ī", "į", "ì"], "n": ["ñ", "ń"],
+        "o": ["ô", "ö", "ò", "ó", "œ", "ø", "ō", "õ"], "u": ["û", "ü", "ù", "ú", "ū"],
+    ]
 
     private func shiftKey(width: Double = 1.5) -> KeySpec {
         KeySpec(shift.label, identifier: "shift", role: .shift, width: width, action: EnglishViewController.shift,
@@ -123,7 +132,8 @@ struct EnglishLayout {
         var row = [pageKey()]
         if showsGlobe { row.append(.globe()) }
         row += [arrangementKey,
-                KeySpec("space", identifier: "space", role: .space, width: spaceWidth, action: EnglishViewController.space),
+                KeySpec("space", identifier: "space", role: .space, width: spaceWidth, action: EnglishViewController.space,
+                        dragAction: EnglishViewController.dragCursor),
                 KeySpec("return", identifier: "return", role: .return, width: 2, action: EnglishViewController.newline)]
         return row
     }

@@ -35,11 +35,15 @@ public final class EnglishViewController: InputViewController {
     static let showNumbers = KeyAction("showNumbers", EnglishViewController.showNumbers)
     static let showLetters = KeyAction("showLetters", EnglishViewController.showLetters)
     static let nextArrangement = KeyAction("nextArrangement", EnglishViewController.nextArrangement)
+    static let dragCursor = KeyAction("dragCursor:event:", EnglishViewController.dragCursor)
 
     override public class var keyActions: [KeyAction] {[
         typeLetter, typeSymbol, space, newline, delete, shift, lockShift, chooseSuggestion,
-        showNumbers, showLetters, nextArrangement,
+        showNumbers, showLetters, nextArrangement, dragCursor,
     ]}
+
+    /// Characters the cursor has moved in the space bar drag under way (EnglishViewController+Cursor).
+    var cursorDragged = 0
 
     /// The dictionary is loaded once, here, and kept for the life of the keyboard.
     override public func viewDidLoad() {
@@ -204,7 +208,7 @@ public final class EnglishViewController: InputViewController {
     // MARK: Showing it
 
     /// After every edit: auto-capitalization (unless caps lock) and the suggestions.
-    private func textChanged() {
+    func textChanged() {
         let before = textDocumentProxy.documentContextBeforeInput
         if layout.shift != .locked {
             layout.shift = Words.shouldCapitalize(before: before, textDocumentProxy.autocapitalizationType) ? .once : .off

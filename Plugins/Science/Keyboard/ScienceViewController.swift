@@ -21,7 +21,8 @@ public final class ScienceViewController: InputViewController {
 
     private func render() {
         var toolbar = KeyboardMode.allCases.map {
-            KeySpec($0.label, identifier: $0.identifier, role: .mode, action: ScienceViewController.setMode)
+            KeySpec($0.label, identifier: $0.identifier, role: .mode, action: ScienceViewController.setMode,
+                    payload: String($0.rawValue))
         }
         toolbar += [KeySpec("◀", identifier: "left", role: .function, action: ScienceViewController.moveLeft, repeats: true),
                     KeySpec("▶", identifier: "right", role: .function, action: ScienceViewController.moveRight, repeats: true)]
@@ -40,8 +41,9 @@ public final class ScienceViewController: InputViewController {
         keyboardLayout = KeyboardLayout(rows: [toolbar] + characters + [bottom])
     }
 
+    /// The five mode keys share this action; each carries its mode's number as its payload.
     func setMode(_ key: Key) {
-        guard let next = KeyboardMode.allCases.first(where: { $0.identifier == key.identifier }) else { return }
+        guard let next = key.payload.flatMap(Int.init).flatMap(KeyboardMode.init(rawValue:)) else { return }
         mode = next
         render()
     }

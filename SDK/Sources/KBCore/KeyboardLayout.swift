@@ -42,10 +42,29 @@ public struct KeyboardLayout: Hashable, Sendable {
         }
     }
 
+    /// What a key carries beyond its `Key`, given after the layout (kbh_key_extras_v1):
+    /// most keys have none, so they are kept apart from the keys.
+    public struct KeyExtras: Hashable, Sendable {
+        /// The string the key's actions read (KeySpec.payload); nil: none.
+        public var payload: String?
+        /// What a long press offers in its place (KeySpec.alternates), in order.
+        public var alternates: [String]
+        /// The selector a drag that begins on the key calls (KeySpec.dragAction); nil: none.
+        public var dragAction: String?
+
+        public init(payload: String? = nil, alternates: [String] = [], dragAction: String? = nil) {
+            self.payload = payload
+            self.alternates = alternates
+            self.dragAction = dragAction
+        }
+    }
+
     public var display: String
     public private(set) var rows: [[Key]]
     /// Every name a key answers to (see `key(named:)`), computed once per layout.
     private var names: [String: KeyNaming.Position] = [:]
+    /// The keys' extras, by place (only keys that have some).
+    private var extras: [KeyNaming.Position: KeyExtras] = [:]
 
     public init(display: String = "", rows: [[Key]] = []) {
         self.display = display
@@ -53,10 +72,34 @@ public struct KeyboardLayout: Hashable, Sendable {
         names = KeyboardLayout.index(rows)
     }
 
-    public static func == (a: KeyboardLayout, b: KeyboardLayout) -> Bool { a.display == b.display && a.rows == b.rows }
+    public static func == (a: KeyboardLayout, b: KeyboardLayout) -> Bool {
+        a.display == b.display && a.rows == b.rows && a.extras == b.extras
+    }
     public func hash(into hasher: inout Hasher) {
         hasher.combine(display)
         hasher.combine(rows)
+        hasher.combine(extras)
+    }
+
+    /// A key's extras (its payload…), nil when it has none.
+    public func extras(of key: Key) -> KeyExtras? { extras(row: key.row, column: key.column) }
+
+    /// The extras of the key at a place, nil when it has none or there is no key there.
+    public func extras(row: Int, column: Int) -> KeyExtras? {
+        extras[KeyNaming.Position(row: row, column: column)]
+    }
+
+    /// The payload of the key a name finds (`key(named:)`), nil when it has none or there is no such key.
+    public func payload(ofKeyNamed name: String) -> String? {
+        key(named: name).flatMap { extras(of: $0)?.payload }
+    }
+
+    /// Gives the key at a place extras (none: `KeyExtras()`); false when the layout has no key there.
+    @discardableResult
+    public mutating func setExtras(_ value: KeyExtras, row: Int, column: Int) -> Bool {
+        guard rows.indices.contains(row), rows[row].indices.contains(column) else { return false }
+        extras[KeyNaming.Position(row: row, column: column)] = value == KeyExtras() ? nil : value
+        return true
     }
 
     private static func index(_ rows: [[Key]]) -> [String: KeyNaming.Position] {

@@ -2,12 +2,30 @@ public import KBText
 
 /// One step of a tap script, as `kbhost type`, `kbhost profile` and
 /// KeyboardProcess.run(script:) take them: a key name (label, role or id:NAME),
-/// double:KEY, long:KEY, hold:KEY:MS, pause:MS, rotate:portrait|landscape|WxH, and `reopen`
+/// double:KEY, long:KEY, long:KEY:CHOICE (pick one of the key's alternates), hold:KEY:MS, pause:MS,
+/// drag:KEY:DX[,DY]/… (a drag from the key's centre), rotate:portrait|landscape|WxH, and `reopen`
 /// (the keyboard is dismissed and presented again: a new controller in the same process, as
 /// iOS does; a key labelled "reopen" is reached with id:). `-`, `*` and `/` also reach `−`,
 /// `×` and `÷`, as in `kbhost attach`.
 public struct TapStep: Sendable {
-    public enum Kind: Hashable, Sendable { case gesture(Gesture, String), pause(Int), rotate(width: Double, height: Double), reopen }
+    public enum Kind: Hashable, Sendable {
+        case gesture(Gesture, String), pause(Int), rotate(width: Double, height: Double), reopen
+        /// A long press on the key, then one of the alternates it offers picked (`long:KEY:CHOICE`).
+        case chooseAlternate(String, choice: String)
+        /// A drag from the key's centre through points given from there, in points (`drag:KEY:DX[,DY]/…`).
+        case drag(String, path: [DragOffset])
+    }
+
+    /// A point of a drag, from where it began, in points (right and down are positive).
+    public struct DragOffset: Hashable, Sendable {
+        public var dx: Double
+        public var dy: Double
+
+        public init(dx: Double, dy: Double = 0) {
+            self.dx = dx
+            self.dy = dy
+        }
+    }
 
     /// A token that is not a step; says which and why.
     public struct Invalid: Error, CustomStringConvertible {
@@ -28,7 +46,14 @@ public struct TapStep: Sendable {
         switch parts.first {
         case "double" where parts.count == 2: kind = .gesture(.doubleTap, parts[1])
         case "long" where parts.count == 2: kind = .gesture(.longPress, parts[1])
+        case "long" where parts.count == 3 && parts[1] == "id":
+            // long:id:NAME, or long:id:NAME:CHOICE
+            let rest = parts[2].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            kind = rest.count == 1 ? .gesture(.longPress, "id:" + rest[0]) : .chooseAlternate("id:" + rest[0], choice: rest[1])
+        case "long" where parts.count == 3 && !parts[1].isEmpty && !parts[2].isEmpty:
+            kind = .chooseAlternate(parts[1], choice: parts[2])
         case "hold" where parts.count == 3: kind = .gesture(.hold(milliseconds: try ms(parts[2])), parts[1])
+        case "drag" where parts.count == 3 && !parts[1].isEmpty: kind = .drag(parts[1], path: try TapStep.path(parts[2], token))
         case "pause" where parts.count == 2: kind = .pause(try ms(parts[1]))
         case "reopen" where parts.count == 1: kind = .reopen
         case "rotate" where parts.count == 2:
@@ -44,6 +69,20 @@ public struct TapStep: Sendable {
             }
         default: kind = .gesture(.tap, token)
         }
+    }
+
+    /// A drag's path: points "DX" or "DX,DY", separated by "/" (1 to 1000, each within ±10000 points).
+    static func path(_ text: String, _ token: String) throws(Invalid) -> [DragOffset] {
+        var path: [DragOffset] = []
+        for point in text.split(separator: "/", omittingEmptySubsequences: false) {
+            let figures = point.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+            guard (1...2).contains(figures.count), figures.allSatisfy({ $0 != nil && $0!.isFinite && abs($0!) <= 10_000 }) else {
+                throw Invalid(description: "'\(token)': drag:KEY:DX[,DY]/… — '\(point)' is not a point (DX or DX,DY in points, within ±10000)")
+            }
+            path.append(DragOffset(dx: figures[0]!, dy: figures.count == 2 ? figures[1]! : 0))
+        }
+        guard path.count <= 1000 else { throw Invalid(description: "'\(token)': a drag has at most 1000 points") }
+        return path
     }
 
     /// The steps of a whole script (whitespace-separated tokens).

@@ -1,4 +1,5 @@
 import CKeyboardABI
+import Glibc
 package import KBText
 package import KBWire
 
@@ -106,24 +107,45 @@ package final class ExtensionRuntime {
             }
         case .memoryWarning:
             services.selectors[Call.memoryWarningSelector]?.call(instance: instance)
+        case .alternate(let row, let column, let choice, let event):
+            let place = KeyNaming.Position(row: Int(row), column: Int(column))
+            guard services.keyExtras[place]?.alternates.contains(choice) == true else {
+                throw WorkerFailure(.badRequest, "the host sent alternate '\(choice)' of key (\(row), \(column)), which the key does not offer")
+            }
+            try dispatchKey(row: Int(row), column: Int(column), event: event, instance: instance, alternate: choice)
+        case .drag(let row, let column, let touch):
+            guard let action = services.keyExtras[KeyNaming.Position(row: Int(row), column: Int(column))]?.dragAction else {
+                throw WorkerFailure(.badRequest, "the host sent a drag on key (\(row), \(column)), which has no drag action")
+            }
+            services.currentTouch = touch
+            defer { services.currentTouch = nil }
+            let event = KeyEvent(kind: .touchUpInside, timestampNanoseconds: touch.timestampNanoseconds)
+            try dispatchKey(row: Int(row), column: Int(column), event: event, instance: instance,
+                            drag: (action, kbh_event_kind(rawValue: KBH_EVENT_DRAG_BEGAN.rawValue + UInt32(touch.phase.rawValue))))
         }
         return try takeEffects()
     }
 
     /// Target–action: the key's action for this event, with no argument, the
     /// sender, or the sender and the event, as its encoding says.
-    private func dispatchKey(row: Int, column: Int, event: KeyEvent, instance: UnsafeMutableRawPointer) throws(WorkerFailure) {
+    /// With `alternate`: the key's tap action, with a KBH_EVENT_ALTERNATE event and the alternate as the sender's label.
+    /// With `drag`: that selector, with that event kind (the touch is the services' `currentTouch`).
+    private func dispatchKey(row: Int, column: Int, event: KeyEvent, instance: UnsafeMutableRawPointer,
+                             alternate: String? = nil, drag: (action: String, kind: kbh_event_kind)? = nil) throws(WorkerFailure) {
         let layout = services.layout
         guard row >= 0, row < layout.rows.count, column >= 0, column < layout.rows[row].count else {
             throw WorkerFailure(.badRequest, "the host sent a tap on key (\(row), \(column)), which the layout does not have")
         }
         let key = layout.rows[row][column]
-        guard let actionName = key.action(for: event.kind), let selector = services.selectors[actionName] else { return }
+        guard let actionName = drag?.action ?? key.action(for: event.kind), let selector = services.selectors[actionName] else { return }
         let strings = services.keyStrings[row][column]
-        var sender = kbh_key_v1(identifier: strings.identifier, label: strings.label,
+        let chosen = alternate.flatMap { strdup($0) }
+        defer { free(chosen) }
+        var sender = kbh_key_v1(identifier: strings.identifier, label: chosen ?? strings.label,
                                 role: key.role.abi,
                                 row: Int32(row), column: Int32(column))
-        var cEvent = kbh_event_v1(kind: kbh_event_kind(rawValue: UInt32(event.kind.rawValue)), tap_count: event.tapCount,
+        let kind = drag?.kind ?? (alternate == nil ? kbh_event_kind(rawValue: UInt32(event.kind.rawValue)) : KBH_EVENT_ALTERNATE)
+        var cEvent = kbh_event_v1(kind: kind, tap_count: event.tapCount,
                                   repeat_count: event.repeatCount, timestamp_ns: event.timestampNanoseconds)
         withUnsafeMutablePointer(to: &sender) { senderPointer in
             withUnsafeMutablePointer(to: &cEvent) { eventPointer in

@@ -14,6 +14,12 @@ package final class WorkerServices {
     var effects: [Effect] = []
     /// The layout as the plugin last set it, for dispatching key actions.
     package internal(set) var layout = WireLayout()
+    /// The current layout's keys' extras (set_key_extras), by place; a new layout drops them.
+    package internal(set) var keyExtras: [KeyNaming.Position: KeyExtras] = [:]
+    /// The current layout's keys by identifier, made when extras are first set (most layouts have none).
+    var identifierIndex: [String: KeyNaming.Position]?
+    /// Where a drag's touch is, while its drag action runs (the touch() service).
+    var currentTouch: DragTouch?
     /// Selectors of the principal class (set before the instance is created).
     var selectors: [String: PreparedSelector] = [:]
     var className = ""
@@ -118,11 +124,12 @@ package final class WorkerServices {
             return 0
         }
         table.pointee.last_error = { ctx in services(ctx).lend(11, services(ctx).lastError) }
+        installInputModels()
     }
 
     // MARK: Open access, containers and group defaults
 
-    private func requireFullAccess(_ what: String) -> Bool {
+    func requireFullAccess(_ what: String) -> Bool {
         guard facts.hasFullAccess else {
             lastError = "\(what) needs open access: the manifest must request it (RequestsOpenAccess) and the user must grant it (kbhost access ID on)"
             return false
@@ -243,7 +250,7 @@ package final class WorkerServices {
         effects.append(effect)
     }
 
-    private func lend(_ slot: Int, _ value: String?) -> UnsafePointer<CChar>? {
+    func lend(_ slot: Int, _ value: String?) -> UnsafePointer<CChar>? {
         if let old = borrowed.removeValue(forKey: slot) { free(old) }
         guard let value, let copy = strdup(value) else { return nil }
         borrowed[slot] = copy
@@ -273,13 +280,15 @@ package final class WorkerServices {
             rows.append(keys)
         }
         layout = WireLayout(display: c.pointee.display.map { String(cString: $0) } ?? "", rows: rows)
+        keyExtras = [:]
+        identifierIndex = nil
         for row in keyStrings { for k in row { free(k.identifier); free(k.label) } }
         keyStrings = layout.rows.map { $0.map { (strdup($0.identifier)!, strdup($0.label)!) } }
         record(.setLayout(layout))
     }
 }
 
-private func services(_ ctx: UnsafeMutableRawPointer?) -> WorkerServices {
+func services(_ ctx: UnsafeMutableRawPointer?) -> WorkerServices {
     Unmanaged<WorkerServices>.fromOpaque(ctx!).takeUnretainedValue()
 }
 

@@ -58,7 +58,8 @@ extension InputManager {
 
     /// Performs one step of a script on the current keyboard: a gesture on the key a name
     /// finds (a label, a role name, `id:NAME`; see `TapStep`), a pause on the session's
-    /// virtual clock, a new size. Unlike `tap`, a name no key has throws `.noSuchKey` (nothing
+    /// virtual clock, a new size. Unlike `tap`, a name no key has throws `.noSuchKey` (and an
+    /// alternate the key does not offer `.noSuchAlternate`: nothing
     /// happened), and a keyboard's failure is thrown after the failover, for a front end that
     /// reports it. The system keyboard types a gesture's name once, as `tap` does.
     public func perform(_ step: TapStep) throws(SessionError) {
@@ -67,7 +68,7 @@ extension InputManager {
             return
         }
         do { try step.perform(on: session) } catch {
-            if case .noSuchKey = error { throw error }
+            if error.isNoSuchKeyOrAlternate { throw error }  // nothing happened: no failover
             fellBack(from: currentID, because: error.description)
             throw error
         }

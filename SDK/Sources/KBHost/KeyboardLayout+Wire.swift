@@ -13,3 +13,10 @@ extension KeyboardLayout {
         })
     }
 }
+
+extension KeyboardLayout.KeyExtras {
+    /// A key's extras as the keyboard sent them.
+    init(_ wire: KBWire.KeyExtras) {
+        self.init(payload: wire.payload, alternates: wire.alternates, dragAction: wire.dragAction)
+    }
+}

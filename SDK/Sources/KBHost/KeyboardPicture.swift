@@ -68,6 +68,11 @@ public struct KeyboardPicture: Codable, Hashable, Sendable {
         public var frame: Frame
         /// The label's font size, shrunk to fit the key.
         public var fontSize: Double
+        /// What the key carries beyond this, when the keyboard gave it (absent from the JSON otherwise):
+        /// its payload, the alternates a long press offers, the selector a drag on it calls.
+        public var payload: String?
+        public var alternates: [String]?
+        public var dragAction: String?
     }
 
     /// The keyboard's bundle identifier.
@@ -128,6 +133,12 @@ public struct KeyboardPicture: Codable, Hashable, Sendable {
         // The keyboard's view keeps its size with no key rows (a bar alone, or nothing sent yet).
         y += keyRowsSeen > 0 ? m.bottom : size.height
         height = round2(y)
+        for i in keys.indices {
+            guard let extras = layout.extras(row: keys[i].row, column: keys[i].column) else { continue }
+            keys[i].payload = extras.payload
+            keys[i].alternates = extras.alternates.isEmpty ? nil : extras.alternates
+            keys[i].dragAction = extras.dragAction
+        }
     }
 
     private enum CodingKeys: String, CodingKey {

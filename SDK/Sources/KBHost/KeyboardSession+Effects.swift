@@ -37,6 +37,14 @@ extension KeyboardSession {
                 keyboardSetPasteboard(text)
             case .playSound(let name):
                 events.append(SessionEvent("playSound", name))
+            case .setKeyExtras(let change):
+                guard layout.setExtras(KeyboardLayout.KeyExtras(change.extras), row: Int(change.row), column: Int(change.column)) else {
+                    throw fail(violation("gave extras to key (\(change.row), \(change.column)), which its layout does not have",
+                                         phase: "set_key_extras"))
+                }
+                layoutVersion &+= 1
+            case .haptic(let kind, let intensity):
+                events.append(SessionEvent("haptic", intensity == 1 ? kind.name : "\(kind.name) \(intensity)"))
             }
         }
         if !mirror.matches(document.buffer) { mirror.isStale = true }
@@ -54,6 +62,7 @@ enum EffectPolicy {
         switch effect {
         case .setPasteboard: return ("set the pasteboard without open access", "pasteboard")
         case .playSound: return ("played a sound without open access", "playSound")
+        case .haptic: return ("played haptic feedback without open access", "play_haptic")
         default: return nil
         }
     }

@@ -18,13 +18,55 @@ extension KeyboardSession {
 
     /// Delivers the UIControl events of a gesture (see `Gesture.steps`); events
     /// the key has no action for are not sent.
+    /// A key that offers alternates shows them once held for a long press ("showAlternates" in
+    /// `events`); let go without picking one, the gesture goes on as for any key.
     public func perform(_ gesture: Gesture, on key: KeyboardLayout.Key) throws(KeyboardFailure) {
         let start = clockNanoseconds
         let plan = key.plan(gesture, from: start)
+        let callout = layout.extras(of: key)?.alternates ?? []
+        let held = plan.duration - Gesture.Timing.betweenTapsNanoseconds
+        var shown = callout.isEmpty || held < Gesture.Timing.longPressNanoseconds  // nothing to show, or not held long enough
         for event in plan.events {
+            if !shown && event.timestampNanoseconds >= start + Gesture.Timing.longPressNanoseconds {
+                events.append(SessionEvent("showAlternates", callout.joined(separator: " ")))
+                shown = true
+            }
             clockNanoseconds = event.timestampNanoseconds
             try deliver(.key(row: Int32(key.row), column: Int32(key.column), event: event), phase: "key '\(key.label)'")
         }
+        clockNanoseconds = start + plan.duration
+    }
+
+    /// A long press on a key that offers alternates (KeySpec.alternates), then `choice` picked
+    /// from them, as from iOS's callout (`kbhost type long:KEY:CHOICE`).
+    public func chooseAlternate(_ choice: String, on name: String) throws(SessionError) {
+        guard let key = layout.key(named: name) else {
+            throw .noSuchKey(name: name, keyboardID: keyboard.identifier, labels: Array(layout.labels.joined()))
+        }
+        let offered = layout.extras(of: key)?.alternates ?? []
+        guard offered.contains(choice) else {
+            throw .noSuchAlternate(name: name, choice: choice, keyboardID: keyboard.identifier, alternates: offered)
+        }
+        do { try chooseAlternate(choice, on: key) } catch { throw .keyboardFailed(error) }
+    }
+
+    /// The long press as `perform(.longPress, on:)` sends it (touch down, the long-press action
+    /// at 0.5 s), the callout shown ("showAlternates: é è ê"), then, at 0.6 s, the pick
+    /// ("chooseAlternate: é"): the key's tap action with a KBH_EVENT_ALTERNATE event whose
+    /// sender's label is `choice`. No touch up: the callout took the touch.
+    public func chooseAlternate(_ choice: String, on key: KeyboardLayout.Key) throws(KeyboardFailure) {
+        let start = clockNanoseconds
+        let plan = key.plan(.longPress, from: start)
+        for event in plan.events where event.kind != .touchUpInside {
+            clockNanoseconds = event.timestampNanoseconds
+            try deliver(.key(row: Int32(key.row), column: Int32(key.column), event: event), phase: "key '\(key.label)'")
+        }
+        events.append(SessionEvent("showAlternates", (layout.extras(of: key)?.alternates ?? []).joined(separator: " ")))
+        events.append(SessionEvent("chooseAlternate", choice))
+        clockNanoseconds = start + plan.duration - Gesture.Timing.betweenTapsNanoseconds
+        let event = KeyEvent(kind: .touchUpInside, tapCount: 1, timestampNanoseconds: clockNanoseconds)
+        try deliver(.alternate(row: Int32(key.row), column: Int32(key.column), choice: choice, event: event),
+                    phase: "key '\(key.label)' alternate '\(choice)'")
         clockNanoseconds = start + plan.duration
     }
 

@@ -29,6 +29,9 @@ public final class KeyboardSession {
     /// "deleteBackward", "adjustTextPosition: -1", "setMarkedText: か {1, 0}", "unmarkText"),
     /// where they fall among the other events. Consecutive insertions of one call arrive as one.
     public var recordsProxyCalls = false
+    /// The keyboard's orientation, as the last transition left it: the layout's space, in which
+    /// a drag's points are (`KeyboardPicture` in this orientation).
+    public internal(set) var orientation = KeyboardPicture.Orientation.portrait
     /// How many controllers have been created in this process: 1, and one more per `represent`.
     public internal(set) var presentations = 1
     /// Where the session is in its life: UIKit's view life cycle, then its end.
@@ -159,6 +162,7 @@ public final class KeyboardSession {
     /// The keyboard's size changes (rotation).
     public func transition(toWidth width: Double, height: Double) throws(KeyboardFailure) {
         try deliver(.transition(width: width, height: height), phase: "viewWillTransition")
+        orientation = width > height ? .landscape : .portrait
     }
 
     /// Ends the extension process.
@@ -213,7 +217,7 @@ public final class KeyboardSession {
         case .textInput(let t): events.append(SessionEvent(String(t.selector.dropLast())))
         case .transition(let w, let h): events.append(SessionEvent("viewWillTransition", "\(w)x\(h)"))
         case .memoryWarning: events.append(SessionEvent("didReceiveMemoryWarning"))
-        case .key: break
+        case .key, .alternate, .drag: break
         }
     }
 

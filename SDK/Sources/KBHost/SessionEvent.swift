@@ -25,6 +25,16 @@ public struct SessionEvent: Hashable, Sendable, CustomStringConvertible {
 public enum SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     case keyboardFailed(KeyboardFailure)
     case noSuchKey(name: String, keyboardID: String, labels: [String])
+    /// The key offers no such alternate on a long press (`alternates`: those it does).
+    case noSuchAlternate(name: String, choice: String, keyboardID: String, alternates: [String])
+
+    /// The script named a key, or an alternate of one, that the keyboard does not have (not a failure of the keyboard).
+    public var isNoSuchKeyOrAlternate: Bool {
+        switch self {
+        case .noSuchKey, .noSuchAlternate: true
+        case .keyboardFailed: false
+        }
+    }
 
     public var description: String {
         switch self {
@@ -32,6 +42,9 @@ public enum SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         case .noSuchKey(let name, let id, let labels):
             // Empty slots (a suggestion row with nothing in it yet) are no keys to name.
             TerminalText.line("keyboard \(id) has no key '\(name)'; its keys are: \(labels.filter { !$0.isEmpty }.joined(separator: " "))")
+        case .noSuchAlternate(let name, let choice, let id, let alternates):
+            TerminalText.line("key '\(name)' of keyboard \(id) offers no alternate '\(choice)'; "
+                              + (alternates.isEmpty ? "it offers none" : "it offers: \(alternates.joined(separator: " "))"))
         }
     }
 }

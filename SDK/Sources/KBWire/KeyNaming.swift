@@ -28,6 +28,11 @@ package enum KeyNaming {
     package struct Position: Hashable, Sendable {
         package var row: Int
         package var column: Int
+
+        package init(row: Int, column: Int) {
+            self.row = row
+            self.column = column
+        }
     }
 
     /// The row and column of the key a name refers to, if any.

@@ -28,6 +28,10 @@ package enum WireLimits {
     /// these fit). Measured: a layout of 100,000 keys raises `kbhost type`'s
     /// peak RSS by 39 MB over typing one key, frame included; it is counted as 40 MB.
     package static let keyCost = 400
+    /// What a key's extras (`Effect.setKeyExtras`) cost the host besides their strings: the
+    /// effect's box, then the entry in the host's layout's table of extras (a table half full
+    /// on average), with room to spare.
+    package static let keyExtrasCost = 160
     /// Header and terminator of a string's heap storage.
     package static let stringOverhead = 33
     /// The longest string Swift keeps inline, without heap storage (UTF-8 bytes).
@@ -90,6 +94,13 @@ package enum WireLimits {
             case .setDisplay(let s), .setPasteboard(let s), .playSound(let s): string(s)
             case .log(_, let message): bytes += 1; string(message)
             case .advanceToNextInputMode, .dismissKeyboard, .playInputClick: break
+            case .haptic: bytes += 1 + 8
+            case .setKeyExtras(let change):
+                bytes += 8 + 1 + 4 + 1
+                memory += keyExtrasCost + arrayCost(change.extras.alternates.count, stride: MemoryLayout<String>.stride)
+                if let payload = change.extras.payload { string(payload) }
+                change.extras.alternates.forEach(string)
+                if let action = change.extras.dragAction { string(action) }
             }
         }
         return (bytes, memory)

@@ -159,6 +159,9 @@ extension ByteWriter {
             u8(e.kind.rawValue); i32(e.tapCount); i32(e.repeatCount); i64(e.timestampNanoseconds)
         case .transition(let width, let height): u8(4); double(width); double(height)
         case .memoryWarning: u8(5)
+        case .alternate(let row, let column, let choice, let e):
+            u8(6); i32(row); i32(column); string(choice); i32(e.tapCount); i64(e.timestampNanoseconds)
+        case .drag(let row, let column, let t): u8(7); i32(row); i32(column); dragTouch(t)
         }
     }
 
@@ -199,6 +202,8 @@ extension ByteWriter {
             case .log(let level, let message): u8(7); u8(level); string(message)
             case .setPasteboard(let s): u8(8); string(s)
             case .playSound(let s): u8(9); string(s)
+            case .setKeyExtras(let change): u8(10); i32(change.row); i32(change.column); keyExtras(change.extras)
+            case .haptic(let kind, let intensity): u8(11); u8(kind.rawValue); double(intensity)
             }
         }
     }
@@ -283,6 +288,13 @@ extension ByteReader {
             return .key(row: row, column: column, event: event)
         case 4: return .transition(width: try double("width"), height: try double("height"))
         case 5: return .memoryWarning
+        case 6:
+            let row = try i32("key row"), column = try i32("key column"), choice = try string("alternate")
+            let event = KeyEvent(kind: .touchUpInside, tapCount: try i32("tap count"), timestampNanoseconds: try i64("timestamp"))
+            return .alternate(row: row, column: column, choice: choice, event: event)
+        case 7:
+            let row = try i32("key row"), column = try i32("key column")
+            return .drag(row: row, column: column, touch: try dragTouch())
         case let tag: throw .invalidTag(type: "call", tag: tag)
         }
     }
@@ -349,6 +361,11 @@ extension ByteReader {
             case 7: list.append(.log(level: try u8("log level"), message: try string("log message")))
             case 8: list.append(.setPasteboard(try string("pasteboard text")))
             case 9: list.append(.playSound(try string("sound name")))
+            case 10:
+                try charge(WireLimits.keyExtrasCost)
+                let row = try i32("extras row"), column = try i32("extras column")
+                list.append(.setKeyExtras(KeyExtrasChange(row: row, column: column, extras: try keyExtras())))
+            case 11: list.append(try haptic())
             case let tag: throw .invalidTag(type: "effect", tag: tag)
             }
         }

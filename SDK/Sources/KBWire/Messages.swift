@@ -8,7 +8,7 @@ package import KBText
 /// worker. A worker's plugin output on stdout/stderr is log text, never protocol.
 package enum WireVersion {
     /// Bumped on any change to a message's shape; the handshake compares both sides'.
-    package static let protocolVersion: UInt32 = 3
+    package static let protocolVersion: UInt32 = 4
     /// The plugin ABI this build of kbhost speaks: KBH_ABI_VERSION in kbhost_keyboard.h,
     /// copied because the wire is pure and may not import the header (the host must not
     /// reach it). KBExtensionRuntimeTests fails when the two differ.
@@ -186,6 +186,12 @@ package enum Call: Hashable, Sendable {
     case key(row: Int32, column: Int32, event: KeyEvent)
     case transition(width: Double, height: Double)
     case memoryWarning
+    /// The person picked `choice`, one of the key's alternates, on a long press: the key's tap
+    /// action is called with a KBH_EVENT_ALTERNATE event and the choice as the sender's label.
+    case alternate(row: Int32, column: Int32, choice: String, event: KeyEvent)
+    /// A drag that began on the key moved (or began, or ended): the key's drag action is called
+    /// with a KBH_EVENT_DRAG_* event, and the host's touch() answers with `touch`.
+    case drag(row: Int32, column: Int32, touch: DragTouch)
 
     /// The selector `.transition` calls (kbhost_keyboard.h's table lists it).
     package static let transitionSelector = "viewWillTransitionToWidth:height:"
@@ -251,6 +257,11 @@ package enum Effect: Hashable, Sendable {
     case setPasteboard(String)
     /// The keyboard played a sound other than the click (it has full access).
     case playSound(String)
+    /// The keyboard gave a key of its current layout extras (kbh_key_extras_v1), replacing
+    /// any it had. Boxed: the common effects stay small.
+    indirect case setKeyExtras(KeyExtrasChange)
+    /// The keyboard played haptic feedback (it has full access; the worker checked); intensity 0…1.
+    case haptic(Haptic, intensity: Double)
 }
 
 /// Raw values are the kbh_key_role constants of the same name (the wire carries them),

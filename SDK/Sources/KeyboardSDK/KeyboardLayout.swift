@@ -46,12 +46,24 @@ public struct KeySpec: Hashable, Sendable {
     public var doubleTapAction: String?
     /// While the key is held, its action repeats (after 0.4 s, then every 0.1 s).
     public var repeats: Bool
+    /// A string the key carries for its actions (`Key.payload`): keys that share one action
+    /// (five mode keys, one `setMode:`) read it instead of parsing their identifier or label.
+    public var payload: String?
+    /// What a long press offers in the key's place, as iOS's callouts (e: é è ê): the one the
+    /// person picks calls the key's `action` with an `.alternate` event, the sender's label being
+    /// the alternate (so a key that inserts its label types it). Let go without picking: a tap.
+    public var alternates: [String]
+    /// The selector a drag that begins on the key calls, with `.dragBegan`, `.dragMoved` and
+    /// `.dragEnded` events whose `touch` says where the finger is (a space bar that moves the
+    /// cursor, swipe typing); the key then gets no tap for it. nil: a drag is no tap, nothing more.
+    public var dragAction: String?
 
     /// A key whose actions are selectors of the controller's `keyActions`
     /// (or the built-in ones); by default it inserts its label.
     public init(_ label: String, identifier: String? = nil, role: KeyRole = .character, width: Double = 1,
                 action: String? = KeyAction.insertKeyLabel.selector, touchDownAction: String? = nil,
-                longPressAction: String? = nil, doubleTapAction: String? = nil, repeats: Bool = false) {
+                longPressAction: String? = nil, doubleTapAction: String? = nil, repeats: Bool = false,
+                payload: String? = nil, alternates: [String] = [], dragAction: String? = nil) {
         self.identifier = identifier
         self.label = label
         self.role = role
@@ -61,17 +73,30 @@ public struct KeySpec: Hashable, Sendable {
         self.longPressAction = longPressAction
         self.doubleTapAction = doubleTapAction
         self.repeats = repeats
+        self.payload = payload
+        self.alternates = alternates
+        self.dragAction = dragAction
     }
 
     /// A key whose actions are `KeyAction`s: `KeySpec("A", action: HexViewController.insertDigit)`.
     /// Each must also be in the controller's `keyActions` (the built-in ones always are).
     public init(_ label: String, identifier: String? = nil, role: KeyRole = .character, width: Double = 1,
                 action: KeyAction, touchDownAction: KeyAction? = nil, longPressAction: KeyAction? = nil,
-                doubleTapAction: KeyAction? = nil, repeats: Bool = false) {
+                doubleTapAction: KeyAction? = nil, repeats: Bool = false, payload: String? = nil,
+                alternates: [String] = [], dragAction: KeyAction? = nil) {
         self.init(label, identifier: identifier, role: role, width: width, action: action.selector,
                   touchDownAction: touchDownAction?.selector, longPressAction: longPressAction?.selector,
-                  doubleTapAction: doubleTapAction?.selector, repeats: repeats)
+                  doubleTapAction: doubleTapAction?.selector, repeats: repeats, payload: payload, alternates: alternates,
+                  dragAction: dragAction?.selector)
     }
+
+    /// A key that inserts its label and offers alternates on a long press: `.character("e", alternates: ["é", "è"])`.
+    public static func character(_ label: String, width: Double = 1, alternates: [String]) -> KeySpec {
+        KeySpec(label, width: width, alternates: alternates)
+    }
+
+    /// Whether the key has anything to send beyond its kbh_key_spec_v1 (set_key_extras).
+    var hasExtras: Bool { payload != nil || !alternates.isEmpty || dragAction != nil }
 
     /// A key that inserts its label.
     public static func character(_ label: String, width: Double = 1) -> KeySpec { KeySpec(label, width: width) }
@@ -120,22 +145,29 @@ public struct Key: Hashable, Sendable {
     public var row: Int
     /// Its place in the row, from 0 at the left.
     public var column: Int
+    /// The string its `KeySpec` carries (`KeySpec.payload`); nil: none, or a host too old to keep one.
+    public var payload: String?
 
-    init(_ c: UnsafePointer<kbh_key_v1>) {
+    init(_ c: UnsafePointer<kbh_key_v1>, host: UnsafePointer<kbh_host_v1>) {
         identifier = c.pointee.identifier.map { String(cString: $0) } ?? ""
         label = c.pointee.label.map { String(cString: $0) } ?? ""
         role = KeyRole(rawValue: c.pointee.role.rawValue) ?? .function
         row = Int(c.pointee.row)
         column = Int(c.pointee.column)
+        if hostHas(host, \.key_payload), let id = c.pointee.identifier, let p = host.pointee.key_payload(host.pointee.ctx, id) {
+            payload = String(cString: p)
+        }
     }
 
     /// A sender, for calling an action directly (tests).
-    public init(identifier: String, label: String, role: KeyRole = .character, row: Int = 0, column: Int = 0) {
+    public init(identifier: String, label: String, role: KeyRole = .character, row: Int = 0, column: Int = 0,
+                payload: String? = nil) {
         self.identifier = identifier
         self.label = label
         self.role = role
         self.row = row
         self.column = column
+        self.payload = payload
     }
 }
 
@@ -153,6 +185,15 @@ public struct KeyEvent: Hashable, Sendable {
         case longPress
         /// The key is held and repeats (`repeats: true`).
         case `repeat`
+        /// The person picked one of the key's alternates on a long press (`KeySpec.alternates`):
+        /// sent to its `action`, the sender's label being the alternate picked.
+        case alternate
+        /// A drag began on a key with a `dragAction` (`touch`: at the key's centre).
+        case dragBegan
+        /// The drag moved (`touch`: where to).
+        case dragMoved
+        /// The drag ended (`touch`: where it let go).
+        case dragEnded
     }
     /// What happened.
     public var kind: Kind
@@ -162,19 +203,23 @@ public struct KeyEvent: Hashable, Sendable {
     public var repeatCount: Int
     /// Nanoseconds on the session's clock (virtual in tests).
     public var timestampNanoseconds: Int64
+    /// For a drag's events: where the touch is; nil for the others.
+    public var touch: KeyTouch?
 
-    init(_ c: UnsafePointer<kbh_event_v1>) {
+    init(_ c: UnsafePointer<kbh_event_v1>, host: UnsafePointer<kbh_host_v1>) {
         kind = Kind(rawValue: c.pointee.kind.rawValue) ?? .touchUpInside
         tapCount = Int(c.pointee.tap_count)
         repeatCount = Int(c.pointee.repeat_count)
         timestampNanoseconds = c.pointee.timestamp_ns
+        if [.dragBegan, .dragMoved, .dragEnded].contains(kind) { touch = KeyTouch(host: host) }
     }
 
     /// An event, for calling an action directly (tests).
-    public init(kind: Kind, tapCount: Int = 1, repeatCount: Int = 0, timestampNanoseconds: Int64 = 0) {
+    public init(kind: Kind, tapCount: Int = 1, repeatCount: Int = 0, timestampNanoseconds: Int64 = 0, touch: KeyTouch? = nil) {
         self.kind = kind
         self.tapCount = tapCount
         self.repeatCount = repeatCount
         self.timestampNanoseconds = timestampNanoseconds
+        self.touch = touch
     }
 }

@@ -130,6 +130,7 @@ public enum KeyboardPlugin {
         }
         var spec = kbh_layout_v1(display: c(layout.display), rows: UnsafePointer(rows), row_count: UInt32(layout.rows.count))
         host.pointee.set_layout(host.pointee.ctx, &spec)
+        sendExtras(of: layout, to: host)
         strings.forEach { free($0) }
         keyArrays.forEach { $0.deallocate() }
         rows.deallocate()
@@ -168,7 +169,7 @@ private let create: @convention(c) (UnsafePointer<kbh_class_v1>?, UnsafePointer<
 
 private let lifecycle0: @convention(c) (UnsafeMutableRawPointer?, Sel) -> Void = { obj, sel in
     let vc = controller(obj)
-    if tagOf(sel) == 0 { vc.viewDidLoad() } else { vc.didReceiveMemoryWarning() }
+    CurrentController.with(vc) { if tagOf(sel) == 0 { vc.viewDidLoad() } else { vc.didReceiveMemoryWarning() } }
 }
 
 /// The host let go of the controller: the reference `create` returned is released, so
@@ -179,27 +180,32 @@ private let dealloc: @convention(c) (UnsafeMutableRawPointer?, Sel) -> Void = { 
 
 private let lifecycleBool: @convention(c) (UnsafeMutableRawPointer?, Sel, Bool) -> Void = { obj, sel, animated in
     let vc = controller(obj)
-    switch tagOf(sel) {
-    case 0: vc.viewWillAppear(animated)
-    case 1: vc.viewDidAppear(animated)
-    case 2: vc.viewWillDisappear(animated)
-    default: vc.viewDidDisappear(animated)
+    CurrentController.with(vc) {
+        switch tagOf(sel) {
+        case 0: vc.viewWillAppear(animated)
+        case 1: vc.viewDidAppear(animated)
+        case 2: vc.viewWillDisappear(animated)
+        default: vc.viewDidDisappear(animated)
+        }
     }
 }
 
 private let textInput: @convention(c) (UnsafeMutableRawPointer?, Sel, OpaquePointer?) -> Void = { obj, sel, input in
     let vc = controller(obj)
     let arg = input.map { TextInput(raw: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer($0)))) }
-    switch tagOf(sel) {
-    case 0: vc.textWillChange(arg)
-    case 1: vc.textDidChange(arg)
-    case 2: vc.selectionWillChange(arg)
-    default: vc.selectionDidChange(arg)
+    CurrentController.with(vc) {
+        switch tagOf(sel) {
+        case 0: vc.textWillChange(arg)
+        case 1: vc.textDidChange(arg)
+        case 2: vc.selectionWillChange(arg)
+        default: vc.selectionDidChange(arg)
+        }
     }
 }
 
 private let transition: @convention(c) (UnsafeMutableRawPointer?, Sel, Double, Double) -> Void = { obj, _, w, h in
-    controller(obj).viewWillTransition(toWidth: w, height: h)
+    let vc = controller(obj)
+    CurrentController.with(vc) { vc.viewWillTransition(toWidth: w, height: h) }
 }
 
 private func actionOf(_ sel: Sel) -> KeyAction {
@@ -207,13 +213,16 @@ private func actionOf(_ sel: Sel) -> KeyAction {
 }
 
 private let action0: @convention(c) (UnsafeMutableRawPointer?, Sel) -> Void = { obj, sel in
-    actionOf(sel).invoke(controller(obj), nil, nil)
+    let vc = controller(obj)
+    CurrentController.with(vc) { actionOf(sel).invoke(vc, nil, nil) }
 }
 
 private let action1: @convention(c) (UnsafeMutableRawPointer?, Sel, UnsafePointer<kbh_key_v1>?) -> Void = { obj, sel, key in
-    actionOf(sel).invoke(controller(obj), key.map(Key.init), nil)
+    let vc = controller(obj)
+    CurrentController.with(vc) { actionOf(sel).invoke(vc, key.map { Key($0, host: vc.host) }, nil) }
 }
 
 private let action2: @convention(c) (UnsafeMutableRawPointer?, Sel, UnsafePointer<kbh_key_v1>?, UnsafePointer<kbh_event_v1>?) -> Void = { obj, sel, key, event in
-    actionOf(sel).invoke(controller(obj), key.map(Key.init), event.map(KeyEvent.init))
+    let vc = controller(obj)
+    CurrentController.with(vc) { actionOf(sel).invoke(vc, key.map { Key($0, host: vc.host) }, event.map { KeyEvent($0, host: vc.host) }) }
 }

@@ -44,10 +44,13 @@ public final class KeyboardProcess {
         case noSuchKey(String, labels: [String])
         /// A script token that is not a step.
         case script(String)
+        /// The key offers no such alternate on a long press; `alternates`: those it does.
+        case noSuchAlternate(String, choice: String, alternates: [String])
 
         init(_ error: SessionError) {
             switch error {
             case .noSuchKey(let name, _, let labels): self = .noSuchKey(name, labels: labels)
+            case .noSuchAlternate(let name, let choice, _, let alternates): self = .noSuchAlternate(name, choice: choice, alternates: alternates)
             case .keyboardFailed(let f): self = .keyboard(kind: f.kind, message: f.description)
             }
         }
@@ -58,6 +61,8 @@ public final class KeyboardProcess {
             case .bundle(let s): s
             case .keyboard(_, let s): s
             case .noSuchKey(let name, let labels): "no key '\(name)'; keys: \(labels.joined(separator: " "))"
+            case .noSuchAlternate(let name, let choice, let alternates):
+                "key '\(name)' offers no alternate '\(choice)'; alternates: \(alternates.joined(separator: " "))"
             }
         }
     }
@@ -114,7 +119,8 @@ public final class KeyboardProcess {
         for n in names { try tap(n) }
     }
 
-    /// A tap script as `kbhost type` takes it: key names, double:K, long:K, hold:K:MS, pause:MS, rotate:…, reopen.
+    /// A tap script as `kbhost type` takes it: key names, double:K, long:K, long:K:CHOICE, hold:K:MS, pause:MS,
+    /// drag:K:DX[,DY]/…, rotate:…, reopen.
     public func run(script: String) throws(Failure) {
         let steps: [TapStep]
         do { steps = try TapStep.script(script) } catch { throw .script(error.description) }
@@ -127,6 +133,25 @@ public final class KeyboardProcess {
     public func perform(_ gesture: Gesture, on name: String) throws(Failure) {
         defer { sample() }
         do { try session.perform(gesture, on: name) } catch { throw Failure(error) }
+    }
+
+    /// A long press on a key that offers alternates, then `choice` picked, exactly as
+    /// `KeyboardTestDriver.chooseAlternate(_:on:)` (the script token `long:KEY:CHOICE`).
+    public func chooseAlternate(_ choice: String, on name: String) throws(Failure) {
+        defer { sample() }
+        do { try session.chooseAlternate(choice, on: name) } catch { throw Failure(error) }
+    }
+
+    /// A drag from the centre of a key through points given from there, exactly as
+    /// `KeyboardTestDriver.drag(_:path:)` (the script token `drag:KEY:DX[,DY]/…`).
+    public func drag(_ name: String, path: [(dx: Double, dy: Double)]) throws(Failure) {
+        defer { sample() }
+        do { try session.drag(name, path: path.map { TapStep.DragOffset(dx: $0.dx, dy: $0.dy) }) } catch { throw Failure(error) }
+    }
+
+    /// The alternates a key offers on a long press, as the host received them from the keyboard's process.
+    public func alternates(of name: String) -> [String] {
+        session.layout.key(named: name).flatMap { session.layout.extras(of: $0)?.alternates } ?? []
     }
 
     /// Lets time pass on the session's (virtual) clock.
@@ -179,6 +204,9 @@ public final class KeyboardProcess {
     public var selection: UTF16Range { session.document.buffer.selection }
     public var display: String { session.layout.display }
     public var labels: [[String]] { session.layout.labels }
+    /// The payload of a key (by label, role or "id:X"), as the host received it from the keyboard's
+    /// process, as `KeyboardTestDriver.payload(of:)`: nil when it has none, or there is no such key.
+    public func payload(of name: String) -> String? { session.layout.payload(ofKeyNamed: name) }
     /// Life-cycle calls and what the keyboard asked for and logged, in order ("viewDidLoad",
     /// "playInputClick", "log: …"), as `KeyboardTestDriver.events` lists them.
     public var events: [String] { session.events.map(\.description) }
@@ -190,6 +218,8 @@ public final class KeyboardProcess {
     }
     /// How many controllers the keyboard has had: 1, and one more per `representKeyboard()`.
     public var presentations: Int { session.presentations }
+    /// Haptic feedback the keyboard played (it needs open access), as `KeyboardTestDriver.haptics`.
+    public var haptics: [String] { session.events.compactMap { $0.name == "haptic" ? $0.detail : nil } }
     /// The keyboard's stdout and stderr so far.
     public var log: String { session.logText }
     public var pid: Int32 { session.pid }

@@ -34,6 +34,9 @@ public final class KeyboardTestDriver {
     public var logMessages: [String] { details("log") }
     /// Sounds other than the click the keyboard played (it needs open access).
     public var soundsPlayed: [String] { details("playSound") }
+    /// Haptic feedback the keyboard played (it needs open access), as events name it: "light",
+    /// "medium 0.5" (an impact below full intensity), "selection", "success"…
+    public var haptics: [String] { details("haptic") }
     /// The session clock (virtual), advanced by gestures and `pause`.
     public var clockNanoseconds: Int64 { session.clockNanoseconds }
     public var isVisible: Bool { session.isVisible }
@@ -49,15 +52,30 @@ public final class KeyboardTestDriver {
     public enum Failure: Error, CustomStringConvertible {
         case noSuchKey(String, labels: [String])
         case keyboard(String)
+        /// The key offers no such alternate on a long press; `alternates`: those it does.
+        case noSuchAlternate(String, choice: String, alternates: [String])
+        /// A script token that is not a step (`run(script:)`).
+        case script(String)
 
         public var description: String {
             switch self {
             case .noSuchKey(let name, let labels): "no key '\(name)'; keys: \(labels.joined(separator: " "))"
             case .keyboard(let message): message
+            case .noSuchAlternate(let name, let choice, let alternates):
+                "key '\(name)' offers no alternate '\(choice)'; alternates: \(alternates.joined(separator: " "))"
+            case .script(let message): message
             }
         }
 
         init(_ failure: KeyboardFailure) { self = .keyboard(failure.reasonDescription) }
+
+        init(_ error: SessionError) {
+            switch error {
+            case .noSuchKey(let name, _, let labels): self = .noSuchKey(name, labels: labels)
+            case .noSuchAlternate(let name, let choice, _, let alternates): self = .noSuchAlternate(name, choice: choice, alternates: alternates)
+            case .keyboardFailed(let failure): self = Failure(failure)
+            }
+        }
     }
 
     /// Creates the keyboard on a document holding `text`, the insertion point at its end,
@@ -114,6 +132,9 @@ public final class KeyboardTestDriver {
     public var display: String { session.layout.display }
     /// The layout's key labels, row by row.
     public var labels: [[String]] { session.layout.labels }
+    /// The payload of a key (by label, role or "id:X", as `tap` names it), as the host received
+    /// it: nil when the key has none, or there is no such key.
+    public func payload(of name: String) -> String? { session.layout.payload(ofKeyNamed: name) }
 
     // MARK: Life cycle
 
@@ -156,12 +177,36 @@ public final class KeyboardTestDriver {
     }
 
     public func perform(_ gesture: Gesture, on name: String) throws(Failure) {
-        do { try session.perform(gesture, on: name) } catch {
-            switch error {
-            case .noSuchKey(let name, _, let labels): throw .noSuchKey(name, labels: labels)
-            case .keyboardFailed(let failure): throw Failure(failure)
-            }
+        do { try session.perform(gesture, on: name) } catch { throw Failure(error) }
+    }
+
+    /// A tap script as `kbhost type` and `KeyboardProcess.run(script:)` take it: key names, double:K,
+    /// long:K, long:K:CHOICE, hold:K:MS, pause:MS, drag:K:DX[,DY]/…, rotate:…, reopen.
+    public func run(script: String) throws(Failure) {
+        let steps: [TapStep]
+        do { steps = try TapStep.script(script) } catch { throw .script(error.description) }
+        for step in steps {
+            do { try step.perform(on: session) } catch { throw Failure(error) }
         }
+    }
+
+    /// A long press on a key that offers alternates (`KeySpec.alternates`), then `choice` picked,
+    /// as from iOS's callout: the key's action gets an `.alternate` event, the sender's label
+    /// being `choice`. `events` shows "showAlternates: é è ê" and "chooseAlternate: é".
+    public func chooseAlternate(_ choice: String, on name: String) throws(Failure) {
+        do { try session.chooseAlternate(choice, on: name) } catch { throw Failure(error) }
+    }
+
+    /// A drag from the centre of a key through points given from there (right and down positive), in
+    /// points in the layout's space (`kbhost preview --json`'s frames): a key with a `dragAction` gets
+    /// drag began, moved at each point, ended at the last, with `KeyEvent.touch` (`drag:KEY:DX[,DY]/…`).
+    public func drag(_ name: String, path: [(dx: Double, dy: Double)]) throws(Failure) {
+        do { try session.drag(name, path: path.map { TapStep.DragOffset(dx: $0.dx, dy: $0.dy) }) } catch { throw Failure(error) }
+    }
+
+    /// The alternates a key (by label, role or "id:X") offers on a long press, as the host received them.
+    public func alternates(of name: String) -> [String] {
+        session.layout.key(named: name).flatMap { session.layout.extras(of: $0)?.alternates } ?? []
     }
 
     public func pause(milliseconds: Int) { session.pause(milliseconds: milliseconds) }

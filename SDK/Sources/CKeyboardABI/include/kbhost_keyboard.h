@@ -65,6 +65,8 @@ typedef enum kbh_event_kind {
     KBH_EVENT_TOUCH_DOWN_REPEAT = 2, /* the second touch of a double tap */
     KBH_EVENT_LONG_PRESS = 3,
     KBH_EVENT_REPEAT = 4,            /* auto-repeat while a repeating key is held */
+    KBH_EVENT_ALTERNATE = 5, /* appended: an alternate chosen on a long press (kbh_key_extras_v1) */
+    KBH_EVENT_DRAG_BEGAN = 6, KBH_EVENT_DRAG_MOVED = 7, KBH_EVENT_DRAG_ENDED = 8, /* appended: drag_action */
 } kbh_event_kind;
 
 /* The sender of a key action ('@' argument). */
@@ -201,6 +203,9 @@ typedef struct kbh_value_v1 {
     size_t length;
 } kbh_value_v1;
 
+/* Input models appended later in version 1 (key extras, …): their types. */
+#include "kbhost_keyboard_inputs.h"
+
 /* ------------------------------------------------------------------ */
 /* The services table the host gives a plugin                         */
 /* ------------------------------------------------------------------ */
@@ -286,6 +291,22 @@ typedef struct kbh_host_v1 {
 
     /* The last failing call's explanation; borrowed. */
     const char *(*last_error)(void *ctx);
+
+    /* A key's extras (kbh_key_extras_v1), by its identifier in the current layout
+       (a key given none is "r<row>c<column>", from 0). Set them after set_layout,
+       in the same call or a later one; a new set_layout drops them all. extras
+       NULL: none. ENOENT: no such key. key_payload reads a key's payload back
+       (an action's sender: key_payload(ctx, key->identifier)); NULL: none. */
+    int32_t (*set_key_extras)(void *ctx, const char *identifier, const kbh_key_extras_v1 *extras);
+    const char *(*key_payload)(void *ctx, const char *identifier);
+
+    /* Haptic feedback (a kbh_haptic; intensity 0…1, for the impact styles). Needs
+       open access, as on iOS, where a keyboard without it feels nothing: EPERM.
+       EINVAL: no such kind. The host records each one in its events. */
+    int32_t (*play_haptic)(void *ctx, int32_t haptic, double intensity);
+
+    /* During a drag action: where the touch is (kbh_touch_v1). ENOENT otherwise. */
+    int32_t (*touch)(void *ctx, kbh_touch_v1 *out);
 } kbh_host_v1;
 
 /* Whether a host table has a field (tables only ever grow at the end). */
