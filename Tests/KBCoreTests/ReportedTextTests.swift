@@ -96,6 +96,16 @@ struct ReportedTextTests {
         #expect(e.reported.pending == 0)
     }
 
+    @Test func tooMuchTextInFlightIsForgottenAndTheNextReportIsTaken() {
+        var e = Engine()
+        e.type(.insertText(String(repeating: "a", count: ReportedText.inFlightTextLimit)))
+        #expect(e.reported.pending == 1)
+        e.type(.insertText("b"))  // over the limit: nothing is kept to apply again
+        #expect(e.reported.pending == 0)
+        e.report("c")
+        #expect(e.document.text == "c")
+    }
+
     @Test func tooManyEditsInFlightAreForgottenAndTheNextReportIsTaken() {
         var e = Engine()
         for _ in 0...ReportedText.inFlightLimit { e.type(.insertText("a")) }
