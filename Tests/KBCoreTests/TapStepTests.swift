@@ -9,7 +9,8 @@ struct TapStepTests {
                       ("pause:0", .pause(0)), ("rotate:landscape", .rotate(width: 667, height: 162)),
                       ("rotate:portrait", .rotate(width: 375, height: 216)), ("rotate:320x200.5", .rotate(width: 320, height: 200.5)),
                       ("id:k1", .gesture(.tap, "id:k1")), (":", .gesture(.tap, ":")), ("double:a:b", .gesture(.tap, "double:a:b")),
-                      ("reopen", .reopen), ("reopen:x", .gesture(.tap, "reopen:x"))])
+                      ("reopen", .reopen), ("reopen:x", .gesture(.tap, "reopen:x")),
+                      ("drag:id:space:-30", .drag("id:space", path: [TapStep.DragOffset(dx: -30)]))])
     func aTokenIsOneStep(token: String, kind: TapStep.Kind) throws {
         #expect(try TapStep(token).kind == kind)
     }

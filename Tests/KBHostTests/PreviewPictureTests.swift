@@ -17,6 +17,22 @@ struct PreviewPictureTests {
         #expect(KeyboardPicture.xml("日本語 🌐 é") == "日本語 🌐 é")
     }
 
+    /// The host's running count of what extras take: a keyboard piling up a call's worth a key,
+    /// call after call, is failed on it (KeyboardSession), so it must rise, fall and reset.
+    @Test func whatTheExtrasTakeIsCountedAsTheyChange() {
+        var layout = KeyboardLayout(rows: [[key("e", column: 0), key("f", column: 1)]])
+        #expect(layout.extrasBytes == 0)
+        layout.setExtras(KeyboardLayout.KeyExtras(payload: String(repeating: "p", count: 1 << 20)), row: 0, column: 0)
+        let one = layout.extrasBytes
+        #expect(one > 1 << 20)
+        layout.setExtras(KeyboardLayout.KeyExtras(payload: String(repeating: "p", count: 1 << 20)), row: 0, column: 1)
+        #expect(layout.extrasBytes == 2 * one, "a second key's adds up")
+        layout.setExtras(KeyboardLayout.KeyExtras(payload: "q"), row: 0, column: 0)
+        #expect(layout.extrasBytes < one + 1024, "a replaced key's is taken back")
+        layout.setExtras(KeyboardLayout.KeyExtras(), row: 0, column: 1)
+        #expect(layout.extrasBytes < 1024)
+    }
+
     @Test func aKeysExtrasArePartOfItsPictureAndAbsentWithout() throws {
         var layout = KeyboardLayout(rows: [[key("e", column: 0), key("space", .space, column: 1)]])
         layout.setExtras(KeyboardLayout.KeyExtras(payload: "p", alternates: ["é", "è"]), row: 0, column: 0)

@@ -95,3 +95,31 @@ struct DragTests {
         }
     }
 }
+
+/// Swipe typing's usual shape: the first touch of a drag shows a suggestion row above the keys,
+/// so every key moves down a row while the finger is still on the glass.
+final class RedrawingDragKeyboard: InputViewController {
+    static let traced = KeyAction("traced:event:", RedrawingDragKeyboard.traced)
+    override class var keyActions: [KeyAction] { [traced] }
+    var letters: [KeySpec] { "qwe".map { KeySpec(String($0), identifier: String($0), dragAction: RedrawingDragKeyboard.traced.selector) } }
+
+    override func viewDidLoad() { keyboardLayout = KeyboardLayout(rows: [letters]) }
+
+    func traced(_ key: Key, _ event: KeyboardSDK.KeyEvent) {
+        textDocumentProxy.insertText("[\(event.kind) \(key.label) r\(key.row)]")
+        if event.kind == .dragBegan {
+            keyboardLayout = KeyboardLayout(rows: [[KeySpec("the", identifier: "suggestion.0")], letters])
+        }
+    }
+}
+
+@Suite("A drag on a keyboard that redraws under it")
+struct RedrawingDragTests {
+    /// The touch follows its key to its new row; before, the host kept sending the old row and
+    /// column, the worker refused a drag on a key without a drag action, and the keyboard failed.
+    @Test func theDragFollowsItsKeyWhenTheLayoutChanges() throws {
+        let k = try KeyboardTestDriver(RedrawingDragKeyboard.self)
+        try k.drag("w", path: [(dx: 10, dy: 0)])
+        #expect(k.text == "[dragBegan w r0][dragMoved w r1][dragEnded w r1]", "\(k.text)")
+    }
+}

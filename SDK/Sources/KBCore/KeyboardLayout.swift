@@ -57,6 +57,11 @@ public struct KeyboardLayout: Hashable, Sendable {
             self.alternates = alternates
             self.dragAction = dragAction
         }
+
+        /// About what holding these takes: the strings' bytes and a string's own cost each.
+        var bytes: Int {
+            64 + (payload?.utf8.count ?? 0) + (dragAction?.utf8.count ?? 0) + alternates.reduce(0) { $0 + 16 + $1.utf8.count }
+        }
     }
 
     public var display: String
@@ -65,6 +70,10 @@ public struct KeyboardLayout: Hashable, Sendable {
     private var names: [String: KeyNaming.Position] = [:]
     /// The keys' extras, by place (only keys that have some).
     private var extras: [KeyNaming.Position: KeyExtras] = [:]
+    /// About what the extras take to hold, in bytes. Each call's are bounded on the wire; a
+    /// keyboard could still pile up a call's worth a key, call after call, in the host's memory,
+    /// which no budget sees: the host fails a keyboard whose extras go past its limit.
+    public private(set) var extrasBytes = 0
 
     public init(display: String = "", rows: [[Key]] = []) {
         self.display = display
@@ -98,7 +107,10 @@ public struct KeyboardLayout: Hashable, Sendable {
     @discardableResult
     public mutating func setExtras(_ value: KeyExtras, row: Int, column: Int) -> Bool {
         guard rows.indices.contains(row), rows[row].indices.contains(column) else { return false }
-        extras[KeyNaming.Position(row: row, column: column)] = value == KeyExtras() ? nil : value
+        let place = KeyNaming.Position(row: row, column: column)
+        extrasBytes -= extras[place]?.bytes ?? 0
+        extras[place] = value == KeyExtras() ? nil : value
+        extrasBytes += extras[place]?.bytes ?? 0
         return true
     }
 

@@ -53,6 +53,11 @@ public struct TapStep: Sendable {
         case "long" where parts.count == 3 && !parts[1].isEmpty && !parts[2].isEmpty:
             kind = .chooseAlternate(parts[1], choice: parts[2])
         case "hold" where parts.count == 3: kind = .gesture(.hold(milliseconds: try ms(parts[2])), parts[1])
+        case "drag" where parts.count == 3 && parts[1] == "id":
+            // drag:id:NAME:PATH
+            let rest = parts[2].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            guard rest.count == 2, !rest[0].isEmpty else { throw Invalid(description: "'\(token)': drag:id:NAME:DX[,DY]/… needs a name and a path") }
+            kind = .drag("id:" + rest[0], path: try TapStep.path(rest[1], token))
         case "drag" where parts.count == 3 && !parts[1].isEmpty: kind = .drag(parts[1], path: try TapStep.path(parts[2], token))
         case "pause" where parts.count == 2: kind = .pause(try ms(parts[1]))
         case "reopen" where parts.count == 1: kind = .reopen

@@ -64,7 +64,11 @@ extension InputManager {
     /// reports it. The system keyboard types a gesture's name once, as `tap` does.
     public func perform(_ step: TapStep) throws(SessionError) {
         guard let session = active else {
-            if case .gesture(_, let name) = step.kind { tap(name) }
+            switch step.kind {
+            case .gesture(_, let name): tap(name)
+            case .chooseAlternate(_, let choice): tap(choice)  // the system keyboard types the pick
+            default: break
+            }
             return
         }
         do { try step.perform(on: session) } catch {

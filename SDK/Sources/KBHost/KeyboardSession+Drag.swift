@@ -45,8 +45,15 @@ extension KeyboardSession {
         }
         let steps = [(DragTouch.Phase.began, TapStep.DragOffset(dx: 0))] + path.map { (.moved, $0) }
             + [(.ended, path.last ?? TapStep.DragOffset(dx: 0))]
+        var held = key
         for (phase, offset) in steps {
-            try deliver(.drag(row: Int32(key.row), column: Int32(key.column), touch: touch(phase, offset)),
+            // The keyboard may redraw during the drag (swipe typing shows suggestions): the touch
+            // follows its key by identifier, and ends quietly if the key or its drag action is gone.
+            if phase != .began {
+                guard let now = layout.key(named: "id:" + key.identifier), layout.extras(of: now)?.dragAction != nil else { break }
+                held = now
+            }
+            try deliver(.drag(row: Int32(held.row), column: Int32(held.column), touch: touch(phase, offset)),
                         phase: "key '\(key.label)' drag")
             clockNanoseconds += Self.dragStepNanoseconds
         }

@@ -42,6 +42,10 @@ extension KeyboardSession {
                     throw fail(violation("gave extras to key (\(change.row), \(change.column)), which its layout does not have",
                                          phase: "set_key_extras"))
                 }
+                guard layout.extrasBytes <= WireLimits.maximumEffectMemory else {
+                    throw fail(violation("gave its keys extras that would take the host \(layout.extrasBytes >> 20) MiB to hold; at most \(WireLimits.maximumEffectMemory >> 20) MiB for one layout (KBH_MAX_CALL_MEMORY)",
+                                         phase: "set_key_extras"))
+                }
                 layoutVersion &+= 1
             case .haptic(let kind, let intensity):
                 events.append(SessionEvent("haptic", intensity == 1 ? kind.name : "\(kind.name) \(intensity)"))

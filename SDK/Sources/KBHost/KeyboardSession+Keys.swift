@@ -44,10 +44,11 @@ extension KeyboardSession {
             throw .noSuchKey(name: name, keyboardID: keyboard.identifier, labels: Array(layout.labels.joined()))
         }
         let offered = layout.extras(of: key)?.alternates ?? []
-        guard offered.contains(choice) else {
+        // The keyboard's own spelling of the pick (a script may write é decomposed).
+        guard let canonical = offered.first(where: { $0 == choice }) else {
             throw .noSuchAlternate(name: name, choice: choice, keyboardID: keyboard.identifier, alternates: offered)
         }
-        do { try chooseAlternate(choice, on: key) } catch { throw .keyboardFailed(error) }
+        do { try chooseAlternate(canonical, on: key) } catch { throw .keyboardFailed(error) }
     }
 
     /// The long press as `perform(.longPress, on:)` sends it (touch down, the long-press action
@@ -61,11 +62,18 @@ extension KeyboardSession {
             clockNanoseconds = event.timestampNanoseconds
             try deliver(.key(row: Int32(key.row), column: Int32(key.column), event: event), phase: "key '\(key.label)'")
         }
-        events.append(SessionEvent("showAlternates", (layout.extras(of: key)?.alternates ?? []).joined(separator: " ")))
+        // The long press may have redrawn the keyboard: the callout belongs to the key, found by
+        // identifier, and is dismissed without a pick if the key no longer offers the choice.
+        guard let now = layout.key(named: "id:" + key.identifier), let offered = layout.extras(of: now)?.alternates,
+              offered.contains(choice) else {
+            clockNanoseconds = start + plan.duration
+            return
+        }
+        events.append(SessionEvent("showAlternates", offered.joined(separator: " ")))
         events.append(SessionEvent("chooseAlternate", choice))
         clockNanoseconds = start + plan.duration - Gesture.Timing.betweenTapsNanoseconds
         let event = KeyEvent(kind: .touchUpInside, tapCount: 1, timestampNanoseconds: clockNanoseconds)
-        try deliver(.alternate(row: Int32(key.row), column: Int32(key.column), choice: choice, event: event),
+        try deliver(.alternate(row: Int32(now.row), column: Int32(now.column), choice: choice, event: event),
                     phase: "key '\(key.label)' alternate '\(choice)'")
         clockNanoseconds = start + plan.duration
     }
