@@ -83,3 +83,28 @@ struct KeyPayloadTests {
         #expect(older.taps == [.edit(.insertText("[none]")), .edit(.insertText("[none]")), .edit(.insertText("[none]"))])
     }
 }
+
+/// Two keys sharing an identifier (both "shift", as a keyboard with a left and a right shift
+/// may have): each keeps its own payload. Before, extras were given and read by identifier,
+/// and both keys had the second's.
+final class TwinShiftKeyboard: InputViewController {
+    static let choose = KeyAction("choose:", TwinShiftKeyboard.choose)
+    override class var keyActions: [KeyAction] { [choose] }
+    override func viewDidLoad() {
+        keyboardLayout = KeyboardLayout(rows: [[
+            KeySpec("L", identifier: "shift", action: TwinShiftKeyboard.choose, payload: "left"),
+            KeySpec("R", identifier: "shift", action: TwinShiftKeyboard.choose, payload: "right"),
+        ]])
+    }
+    func choose(_ key: Key) { textDocumentProxy.insertText("[\(key.label)=\(key.payload ?? "none")]") }
+}
+
+@Suite("Keys sharing an identifier keep their own extras")
+struct TwinKeyExtrasTests {
+    @Test func eachTwinReadsItsOwnPayload() throws {
+        let k = try KeyboardTestDriver(TwinShiftKeyboard.self)
+        try k.tap("L")
+        try k.tap("R")
+        #expect(k.text == "[L=left][R=right]")
+    }
+}

@@ -47,10 +47,15 @@ extension WorkerServices {
         return 0
     }
 
-    /// The place of the current layout's key with this identifier (the first, as `id:NAME` finds it).
+    /// The place of the current layout's key with this identifier (the first, as `id:NAME` finds it),
+    /// or, where no key has that identifier, `r<row>c<column>` (how the Swift SDK names a key's
+    /// place, so that keys sharing an identifier keep their own extras).
     func place(ofKey identifier: String) -> KeyNaming.Position? {
         if identifierIndex == nil {
             var index: [String: KeyNaming.Position] = [:]
+            for (r, row) in layout.rows.enumerated() {
+                for c in row.indices { index["r\(r)c\(c)"] = KeyNaming.Position(row: r, column: c) }
+            }
             for (r, row) in layout.rows.enumerated().reversed() {
                 for (c, key) in row.enumerated().reversed() { index[key.identifier] = KeyNaming.Position(row: r, column: c) }
             }

@@ -12,7 +12,7 @@ extension KeyboardPlugin {
         guard hostHas(host, \.set_key_extras) else { return }
         for (r, row) in layout.rows.enumerated() {
             for (k, key) in row.enumerated() where key.hasExtras {
-                let identifier = key.identifier ?? "r\(r)c\(k)"
+                let identifier = "r\(r)c\(k)"  // its place: identifiers may repeat in a layout
                 let alternates = key.alternates.map { strdup($0).map { UnsafePointer($0) } }
                 defer { alternates.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
                 withCString(key.payload) { payload in

@@ -154,7 +154,8 @@ public struct Key: Hashable, Sendable {
         role = KeyRole(rawValue: c.pointee.role.rawValue) ?? .function
         row = Int(c.pointee.row)
         column = Int(c.pointee.column)
-        if hostHas(host, \.key_payload), let id = c.pointee.identifier, let p = host.pointee.key_payload(host.pointee.ctx, id) {
+        // By its place, as its extras were given: identifiers may repeat in a layout.
+        if hostHas(host, \.key_payload), let p = "r\(row)c\(column)".withCString({ host.pointee.key_payload(host.pointee.ctx, $0) }) {
             payload = String(cString: p)
         }
     }

@@ -292,8 +292,8 @@ typedef struct kbh_host_v1 {
     /* The last failing call's explanation; borrowed. */
     const char *(*last_error)(void *ctx);
 
-    /* A key's extras (kbh_key_extras_v1), by its identifier in the current layout
-       (a key given none is "r<row>c<column>", from 0). Set them after set_layout,
+    /* A key's extras (kbh_key_extras_v1), by its identifier in the current layout,
+       or its place "r<row>c<column>" from 0 (for keys sharing one). After set_layout,
        in the same call or a later one; a new set_layout drops them all. extras
        NULL: none. ENOENT: no such key. key_payload reads a key's payload back
        (an action's sender: key_payload(ctx, key->identifier)); NULL: none. */
