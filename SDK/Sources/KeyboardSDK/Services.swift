@@ -53,8 +53,12 @@ public enum DefaultsValue: Hashable, Sendable {
 
 /// A host service newer than the oldest host: whether this host has it.
 func hostHas<T>(_ host: UnsafePointer<kbh_host_v1>, _ field: KeyPath<kbh_host_v1, T?>) -> Bool {
-    guard let offset = MemoryLayout<kbh_host_v1>.offset(of: field) else { return false }
-    return Int(host.pointee.struct_size) >= offset + MemoryLayout<T?>.size && host.pointee[keyPath: field] != nil
+    guard let offset = MemoryLayout<kbh_host_v1>.offset(of: field),
+          Int(host.pointee.struct_size) >= offset + MemoryLayout<T?>.size else { return false }
+    // The field alone is read: a host older than this header has a shorter table, and reading
+    // the whole struct (as a key path on `pointee` may) would read past its end.
+    guard MemoryLayout<T?>.size == MemoryLayout<UInt>.size else { return host.pointee[keyPath: field] != nil }  // (no such field)
+    return UnsafeRawPointer(host).advanced(by: offset).loadUnaligned(as: UInt.self) != 0
 }
 
 func serviceError(_ host: UnsafePointer<kbh_host_v1>, _ code: Int32, _ fallback: String) -> KeyboardServiceError {
