@@ -227,7 +227,7 @@ final class IBusFrontEnd {
         let operations = pending ?? []
         pending = nil
         // Text far from the cursor is the app's: the engine keeps a window (ReportedText).
-        if reported.isOvergrown(manager.currentDocument.buffer) { manager.appChanged(reported.window(manager.currentDocument.buffer)) }
+        if let cut = reported.cutBack(manager.currentDocument.buffer) { manager.appChanged(cut) }
         if let engine = focused { deliver(operations, on: engine) }
         refreshPanel()
     }
@@ -358,7 +358,7 @@ final class IBusFrontEnd {
     func registry(has id: String) -> Bool { context.registry.entry(id) != nil }
 
     func surrounding(_ engine: UnsafeMutableRawPointer, text: String, cursor: Int, anchor: Int) {
-        let buffer = reported.window(Self.buffer(text, cursor: cursor, anchor: anchor))
+        let buffer = Self.buffer(text, cursor: cursor, anchor: anchor)  // cut near the cursor by the C side
         engines[engine, default: EngineState()].surrounding = buffer
         guard engine == focused, !manager.field.traits.isSecureTextEntry,
               manager.currentDocument.buffer.markedRange == nil else { return }

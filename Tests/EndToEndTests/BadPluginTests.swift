@@ -168,9 +168,7 @@ struct FloodAndForkTests {
         usleep(100_000)
         // Every process of the keyboard's group is gone.
         let stragglers = try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap(Int32.init).filter { candidate in
-            guard let stat = ProcMemory.readSmallFile("/proc/\(candidate)/stat"),
-                  let close = stat.lastIndex(of: ")") else { return false }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard let fields = Fixtures.statFields(candidate) else { return false }
             return fields.count > 3 && fields[0] != "Z" && Int32(fields[3]) == pid
         }
         #expect(stragglers.isEmpty, "processes left in the keyboard's group: \(stragglers)")

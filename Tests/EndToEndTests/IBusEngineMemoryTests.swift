@@ -13,11 +13,8 @@ struct IBusEngineMemoryTests {
         let daemon = world.daemon.processIdentifier
         let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap(Int32.init) ?? []
         return pids.first { pid in
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            let cmdline = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
-            return fields.count > 1 && Int32(fields[1]) == daemon && cmdline.contains("kbhost")
+            guard let fields = Fixtures.statFields(pid), fields.count > 1, Int32(fields[1]) == daemon else { return false }
+            return ((try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "").contains("kbhost")
         }
     }
 

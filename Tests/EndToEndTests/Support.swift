@@ -31,8 +31,14 @@ enum Fixtures {
 
     /// Whether a process exists (and is not a zombie we failed to reap).
     static func processExists(_ pid: Int32) -> Bool {
-        guard let stat = ProcMemory.readSmallFile("/proc/\(pid)/stat") else { return false }
-        return !stat.contains(") Z ")
+        guard let fields = statFields(pid) else { return false }
+        return fields.first != "Z"
+    }
+
+    /// The fields of /proc/PID/stat after the command's name: state, ppid, pgrp, …
+    static func statFields(_ pid: Int32) -> [Substring]? {
+        guard let stat = ProcMemory.readSmallFile("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ")
     }
 
     /// A kbhost CLI process, not yet started, with extra environment.

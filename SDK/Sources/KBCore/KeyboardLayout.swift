@@ -125,6 +125,15 @@ public struct KeyboardLayout: Hashable, Sendable {
         names[name].map { rows[$0.row][$0.column] }
     }
 
+    /// A key of an earlier layout in this one, after the keyboard redrew during a gesture on it:
+    /// at the same place if its identifier is still there (keys may share one), else the first
+    /// key with its identifier; nil when none has it.
+    public func key(following key: Key) -> Key? {
+        if rows.indices.contains(key.row), rows[key.row].indices.contains(key.column),
+           rows[key.row][key.column].identifier == key.identifier { return rows[key.row][key.column] }
+        return self.key(named: "id:" + key.identifier)
+    }
+
     /// What a person can type for labels a keyboard has in place of ASCII: `-`, `*`, `/` for `−`, `×`, `÷`.
     public static let typedAliases = ["-": "−", "*": "×", "/": "÷"]
 

@@ -55,7 +55,6 @@ public struct ReportedText: Sendable {
 
     /// The edits sent and not yet seen back, oldest first, and the text they insert.
     private(set) var inFlight: [Sent] = []
-    private var inFlightText = 0
     public static let inFlightLimit = 256
     public static let inFlightTextLimit = 1 << 16
 
@@ -72,8 +71,11 @@ public struct ReportedText: Sendable {
         DocumentWindow.cut(from: text, limit: keep).window.buffer
     }
 
-    /// Whether a document has grown enough past its window to be cut back to it.
-    public func isOvergrown(_ text: TextBuffer) -> Bool { text.utf16Count > 4 * keep && text.markedRange == nil }
+    /// The window a document is cut back to once it has grown to four times its size (nil:
+    /// not yet, or text is marked).
+    public func cutBack(_ text: TextBuffer) -> TextBuffer? {
+        text.utf16Count > 4 * keep && text.markedRange == nil ? window(text) : nil
+    }
 
     func hash(_ text: TextBuffer) -> Int? { text.markedRange == nil ? window(text).hashValue : nil }
 
@@ -82,6 +84,7 @@ public struct ReportedText: Sendable {
 
     /// The front end sent an edit that took the keyboard's document from `before` to `after`.
     public mutating func sent(_ edit: TextEdit, before: TextBuffer, after: TextBuffer) {
+        let inFlightText = inFlight.reduce(0) { $0 + $1.insertedLength }  // a few edits: apps report after each
         guard inFlight.count < Self.inFlightLimit, inFlightText < Self.inFlightTextLimit else { return forget() }
         let effect: Effect
         switch edit {
@@ -93,15 +96,11 @@ public struct ReportedText: Sendable {
             effect = before.textBeforeSelection.last.map(Effect.deleted) ?? .none
         default: effect = .unknown
         }
-        if case .inserted(let string) = effect { inFlightText += string.utf16.count }
         inFlight.append(Sent(edit: edit, after: hash(after), effect: effect))
     }
 
     /// The app's text is known to include everything sent (focus moved, a new field).
-    public mutating func forget() {
-        inFlight.removeAll()
-        inFlightText = 0
-    }
+    public mutating func forget() { inFlight.removeAll() }
 
     /// The app reported its text: nil when the report is an echo (the document stays), or
     /// the text the document becomes.
@@ -109,16 +108,15 @@ public struct ReportedText: Sendable {
         let text = window(report)
         let reportHash = text.hashValue
         if let index = inFlight.firstIndex(where: { $0.after == reportHash }) {
-            removeFirst(index + 1)
+            inFlight.removeFirst(index + 1)
             return nil
         }
         inFlight.removeAll { $0.reappliedOnce }
-        inFlightText = inFlight.reduce(0) { $0 + $1.insertedLength }
         var arrived = (0...inFlight.count).last { includes(text, inFlight.prefix($0)) } ?? 0
         // Preedit changes leave no mark in the app's text: those last in the run are not known
         // to have arrived, and the edits after them need them (a commit of marked text).
         while arrived > 0, case .none = inFlight[arrived - 1].effect { arrived -= 1 }
-        removeFirst(arrived)
+        inFlight.removeFirst(arrived)
         var document = text
         for index in inFlight.indices {
             inFlight[index].edit.apply(to: &document)
@@ -126,11 +124,6 @@ public struct ReportedText: Sendable {
             inFlight[index].reappliedOnce = true
         }
         return document
-    }
-
-    private mutating func removeFirst(_ count: Int) {
-        inFlightText -= inFlight.prefix(count).reduce(0) { $0 + $1.insertedLength }
-        inFlight.removeFirst(count)
     }
 
     /// Whether `text` can be what these edits left, last: read back from its cursor, each

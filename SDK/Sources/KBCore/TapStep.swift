@@ -46,19 +46,18 @@ public struct TapStep: Sendable {
         switch parts.first {
         case "double" where parts.count == 2: kind = .gesture(.doubleTap, parts[1])
         case "long" where parts.count == 2: kind = .gesture(.longPress, parts[1])
-        case "long" where parts.count == 3 && parts[1] == "id":
-            // long:id:NAME, or long:id:NAME:CHOICE
-            let rest = parts[2].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            kind = rest.count == 1 ? .gesture(.longPress, "id:" + rest[0]) : .chooseAlternate("id:" + rest[0], choice: rest[1])
-        case "long" where parts.count == 3 && !parts[1].isEmpty && !parts[2].isEmpty:
-            kind = .chooseAlternate(parts[1], choice: parts[2])
+        case "long" where parts.count == 3:
+            // long:KEY:CHOICE, long:id:NAME, long:id:NAME:CHOICE
+            let (name, choice) = TapStep.keyAndRest(parts)
+            if parts[1] == "id" { kind = choice.map { .chooseAlternate(name, choice: $0) } ?? .gesture(.longPress, name) }
+            else if !name.isEmpty, let choice, !choice.isEmpty { kind = .chooseAlternate(name, choice: choice) }
+            else { kind = .gesture(.tap, token) }
         case "hold" where parts.count == 3: kind = .gesture(.hold(milliseconds: try ms(parts[2])), parts[1])
-        case "drag" where parts.count == 3 && parts[1] == "id":
-            // drag:id:NAME:PATH
-            let rest = parts[2].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            guard rest.count == 2, !rest[0].isEmpty else { throw Invalid(description: "'\(token)': drag:id:NAME:DX[,DY]/… needs a name and a path") }
-            kind = .drag("id:" + rest[0], path: try TapStep.path(rest[1], token))
-        case "drag" where parts.count == 3 && !parts[1].isEmpty: kind = .drag(parts[1], path: try TapStep.path(parts[2], token))
+        case "drag" where parts.count == 3 && !parts[1].isEmpty:
+            // drag:KEY:PATH, drag:id:NAME:PATH
+            let (name, path) = TapStep.keyAndRest(parts)
+            guard let path, name != "id:" else { throw Invalid(description: "'\(token)': drag:id:NAME:DX[,DY]/… needs a name and a path") }
+            kind = .drag(name, path: try TapStep.path(path, token))
         case "pause" where parts.count == 2: kind = .pause(try ms(parts[1]))
         case "reopen" where parts.count == 1: kind = .reopen
         case "rotate" where parts.count == 2:
@@ -74,6 +73,14 @@ public struct TapStep: Sendable {
             }
         default: kind = .gesture(.tap, token)
         }
+    }
+
+    /// The key a three-part token names and what follows it: `x:KEY:REST`, or `x:id:NAME[:REST]`
+    /// (an identifier spelled with its `id:`).
+    static func keyAndRest(_ parts: [String]) -> (key: String, rest: String?) {
+        guard parts[1] == "id" else { return (parts[1], parts[2]) }
+        let rest = parts[2].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        return ("id:" + rest[0], rest.count == 2 ? rest[1] : nil)
     }
 
     /// A drag's path: points "DX" or "DX,DY", separated by "/" (1 to 1000, each within ±10000 points).

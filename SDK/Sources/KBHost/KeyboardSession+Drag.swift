@@ -48,9 +48,9 @@ extension KeyboardSession {
         var held = key
         for (phase, offset) in steps {
             // The keyboard may redraw during the drag (swipe typing shows suggestions): the touch
-            // follows its key by identifier, and ends quietly if the key or its drag action is gone.
+            // follows its key (`key(following:)`), and ends quietly if the key or its drag action is gone.
             if phase != .began {
-                guard let now = layout.key(named: "id:" + key.identifier), layout.extras(of: now)?.dragAction != nil else { break }
+                guard let now = layout.key(following: held), layout.extras(of: now)?.dragAction != nil else { break }
                 held = now
             }
             try deliver(.drag(row: Int32(held.row), column: Int32(held.column), touch: touch(phase, offset)),

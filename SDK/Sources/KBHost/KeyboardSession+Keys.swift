@@ -62,9 +62,9 @@ extension KeyboardSession {
             clockNanoseconds = event.timestampNanoseconds
             try deliver(.key(row: Int32(key.row), column: Int32(key.column), event: event), phase: "key '\(key.label)'")
         }
-        // The long press may have redrawn the keyboard: the callout belongs to the key, found by
-        // identifier, and is dismissed without a pick if the key no longer offers the choice.
-        guard let now = layout.key(named: "id:" + key.identifier), let offered = layout.extras(of: now)?.alternates,
+        // The long press may have redrawn the keyboard: the callout belongs to the key
+        // (`key(following:)`), and is dismissed without a pick if it no longer offers the choice.
+        guard let now = layout.key(following: key), let offered = layout.extras(of: now)?.alternates,
               offered.contains(choice) else {
             clockNanoseconds = start + plan.duration
             return
