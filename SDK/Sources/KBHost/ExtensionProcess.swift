@@ -135,11 +135,11 @@ public final class ExtensionProcess {
     }
 
     /// A process for `keyboardID`: a prepared spare when one matches (see
-    /// `Configuration.keepSpare`), else a new one; with `keepSpare`, the next
-    /// spare is prepared in the background.
+    /// `Configuration.keepSpare`), else a new one. The caller prepares the next
+    /// spare (`SpareProcesses.prepare(like:)`) once the keyboard has appeared
+    /// (`KeyboardSession` does): a spare starting meanwhile takes the CPU from the load.
     public static func launch(keyboardID: String, configuration: Configuration) throws(KeyboardFailure) -> ExtensionProcess {
         guard configuration.keepSpare else { return try ExtensionProcess(keyboardID: keyboardID, configuration: configuration) }
-        defer { SpareProcesses.shared.prepare(like: configuration) }
         if let spare = SpareProcesses.shared.take(like: configuration) {
             spare.adopt(keyboardID: keyboardID, configuration: configuration)
             return spare

@@ -61,6 +61,12 @@ public final class SpareProcesses: Sendable {
         spares.withLock { $0[Kind(configuration)] != nil }
     }
 
+    /// Whether a spare for this configuration is ready or being prepared.
+    public func isReadyOrPreparing(like configuration: ExtensionProcess.Configuration) -> Bool {
+        let kind = Kind(configuration)
+        return spares.withLock { $0[kind] != nil } || preparing.withLock { $0.contains(kind) }
+    }
+
     /// The keyboard process of the ready spare for this configuration (tests).
     public func readyPID(like configuration: ExtensionProcess.Configuration) -> Int32? {
         spares.withLock { $0[Kind(configuration)]?.process.pid }
