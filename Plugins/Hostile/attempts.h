@@ -138,5 +138,7 @@ HIDDEN void try_userfaultfd(hostile *self);
 HIDDEN void try_int80(hostile *self);
 HIDDEN void try_named_group(hostile *self);
 HIDDEN void try_rcvbuf(hostile *self);
+HIDDEN void try_locks(hostile *self);
+HIDDEN void try_ofd_lock(hostile *self);
 
 #endif

@@ -93,7 +93,7 @@ static const struct attempt {
     {"sysinfo", "sysinfo", try_sysinfo}, {"syslog", "syslog", try_syslog}, {"perf", "perf", try_perf},
     {"userfaultfd", "userfaultfd", try_userfaultfd}, {"int80", "int80", try_int80},
     {"named-group", "namedGroup", try_named_group},
-    {"rcvbuf", "rcvbuf", try_rcvbuf},
+    {"rcvbuf", "rcvbuf", try_rcvbuf}, {"locks", "locks", try_locks}, {"ofd-lock", "ofdLock", try_ofd_lock},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])
 

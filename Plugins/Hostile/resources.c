@@ -180,3 +180,44 @@ void try_threads(hostile *self) {
     snprintf(detail, sizeof detail, "started %d threads%s%s", made, error ? ", then " : "", error ? strerror(error) : "");
     report(self, "threads", made < 1000 ? 0 : 1, detail);
 }
+
+/* POSIX record locks: kernel memory (a file_lock each, 192 bytes) that /proc/PID/status
+   does not show. "locks N" before the insertion point says how many (20,000 unless told,
+   at most 200,000): every other byte of 200 files in its container (the kernel walks a
+   file's locks on each new one: the more files, the faster), the files kept open so that
+   the locks stay. Held for a second, so that a kill comes during this key. */
+void try_locks(hostile *self) {
+    int wanted = number_in_document(self, "locks", 20000);
+    if (wanted > 200000) wanted = 200000;
+    int per_file = (wanted + 199) / 200;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/locks", container(self));
+    mkdir(path, 0700);
+    int held = 0;
+    for (int file = 0; held < wanted; file++) {
+        snprintf(path, sizeof path, "%s/locks/%d", container(self), file);
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (fd < 0) { report_errno(self, "locks", errno); return; }
+        for (int i = 0; i < per_file && held < wanted; i++, held++) {
+            struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 2 * i, .l_len = 1 };
+            if (fcntl(fd, F_SETLK, &fl) < 0) { report_errno(self, "locks", errno); return; }
+        }
+    }
+    struct timespec hold = {1, 0};
+    nanosleep(&hold, NULL);
+    report_ok(self, "locks", "holds %ld record locks", held);
+}
+
+/* An open file description lock: /proc/locks names no process for it. */
+void try_ofd_lock(hostile *self) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s/ofd.lock", container(self));
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) { report_errno(self, "ofd-lock", errno); return; }
+    struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+    int r = fcntl(fd, F_OFD_SETLK, &fl);
+    int e = errno;
+    close(fd);
+    if (r < 0) { report_errno(self, "ofd-lock", e); return; }
+    report(self, "ofd-lock", 1, "took an open file description lock");
+}

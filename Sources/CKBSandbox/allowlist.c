@@ -220,12 +220,15 @@ int kbh_seccomp_policy(scmp_filter_ctx ctx, bool open_access, scmp_datum_t self)
                                            PR_GET_NO_NEW_PRIVS, PR_CAPBSET_READ };
     for (size_t i = 0; rc == 0 && i < sizeof prctls / sizeof *prctls; i++) rc = ALLOW(ctx, prctl, SCMP_A0(SCMP_CMP_EQ, prctls[i]));
 
-    // fcntl: descriptor flags, duplication and record locks. Not F_SETOWN(_EX)/F_SETSIG
+    // fcntl: descriptor flags, duplication and POSIX record locks (each lock is kernel memory:
+    // the governor counts a keyboard's in /proc/locks into its footprint). Not open file
+    // description locks (F_OFD_SETLK/W: /proc/locks names no process for them, so nothing
+    // could count them; the refusal says why, seccomp.c), F_SETOWN(_EX)/F_SETSIG
     // (signals to another process on I/O), F_SETLEASE (a lease on a file it shares, such as
     // its groups', holds up the host's and the app's opens for up to lease-break-time),
     // F_NOTIFY (dnotify: watching folders, as inotify), F_SETPIPE_SZ (pipe memory).
     static const scmp_datum_t fcntls[] = { F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_GETLK, F_SETLK, F_SETLKW,
-                                           F_DUPFD_CLOEXEC, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_GET_SEALS };
+                                           F_DUPFD_CLOEXEC, F_OFD_GETLK, F_GET_SEALS };
     for (size_t i = 0; rc == 0 && i < sizeof fcntls / sizeof *fcntls; i++) rc = ALLOW(ctx, fcntl, SCMP_A1(SCMP_CMP_EQ, fcntls[i]));
 
     // ioctl: whether a descriptor is a terminal (isatty: glibc's stdio asks TCGETS), how

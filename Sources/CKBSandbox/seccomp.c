@@ -90,6 +90,15 @@ static const char *buffer_option(long level, long name) {
     return NULL;
 }
 
+// An open file description lock, which nothing could count: its name, or NULL.
+static const char *ofd_lock(long command) {
+    switch (command) {
+    case F_OFD_SETLK: return "fcntl(F_OFD_SETLK)";
+    case F_OFD_SETLKW: return "fcntl(F_OFD_SETLKW)";
+    }
+    return NULL;
+}
+
 // A call closed because the memory it holds would escape the budget: which one, or NULL.
 static const char *closed_memory_call(int nr, void *context) {
     ucontext_t *uc = context;
@@ -103,10 +112,12 @@ static const char *closed_memory_call(int nr, void *context) {
     case SCMP_SYS(prctl): return uc->uc_mcontext.gregs[REG_RDI] == PR_SET_THP_DISABLE ? "prctl(PR_SET_THP_DISABLE)" : NULL;
     case SCMP_SYS(mmap): return (uc->uc_mcontext.gregs[REG_R10] & MAP_HUGETLB) ? "mmap(MAP_HUGETLB)" : NULL;
     case SCMP_SYS(setsockopt): return buffer_option(uc->uc_mcontext.gregs[REG_RSI], uc->uc_mcontext.gregs[REG_RDX]);
+    case SCMP_SYS(fcntl): return ofd_lock(uc->uc_mcontext.gregs[REG_RSI]);
 #elif defined(__aarch64__)
     case SCMP_SYS(prctl): return uc->uc_mcontext.regs[0] == PR_SET_THP_DISABLE ? "prctl(PR_SET_THP_DISABLE)" : NULL;
     case SCMP_SYS(mmap): return (uc->uc_mcontext.regs[3] & MAP_HUGETLB) ? "mmap(MAP_HUGETLB)" : NULL;
     case SCMP_SYS(setsockopt): return buffer_option((long)uc->uc_mcontext.regs[1], (long)uc->uc_mcontext.regs[2]);
+    case SCMP_SYS(fcntl): return ofd_lock((long)uc->uc_mcontext.regs[1]);
 #endif
     }
     return NULL;

@@ -17,8 +17,10 @@ extension AttachSession {
         let language = TerminalText.line(entry?.manifest.primaryLanguage ?? "")
         var lines: [String] = []
         var header = "kbhost attach — \(context.name(currentID)) (\(TerminalText.line(currentID)), \(language))"
-        if let session = active, let footprint = FootprintReader(pid: session.pid)?.read() {
-            let mib = Double(footprint.total) / 1_048_576
+        // The governor's last sample counts the keyboard's file locks; /proc alone does not.
+        if let session = active,
+           let footprint = Governor.shared.footprint(of: session.pid) ?? FootprintReader(pid: session.pid)?.read()?.total {
+            let mib = Double(footprint) / 1_048_576
             header += String(format: " · pid %d · %.1f MiB of %d MiB", session.pid, mib, budget >> 20)
         }
         lines.append(header)

@@ -87,6 +87,18 @@ extension SandboxTests {
         #expect(control["rcvbuf"]?.hasPrefix("allowed: a receive queue of") == true, "\(control["rcvbuf"] ?? "nothing")")
     }
 
+    /// Open file description locks are closed: /proc names no process for them, so
+    /// the governor could not count them as it counts record locks.
+    @Test func openFileDescriptionLocksAreClosed() throws {
+        let scene = try Scene()
+        let (o, log) = try attempt(scene, ["ofd-lock"])
+        #expect(o["ofd-lock"] == SandboxTests.seccomp, "\(o["ofd-lock"] ?? "nothing")")
+        #expect(log.contains("kbhost sandbox: fcntl(F_OFD_SETLK) is closed to keyboards: memory held that way would escape the memory budget (EPERM)"),
+                "\(log)")
+        let control = try scene.attemptUnsandboxed(["ofd-lock"])
+        #expect(control["ofd-lock"] == "allowed: took an open file description lock", "\(control["ofd-lock"] ?? "nothing")")
+    }
+
     /// A 32-bit system call (int 0x80) ends the keyboard, as x32 does.
     @Test func anInt80SystemCallEndsTheKeyboard() throws {
         let w = try World()

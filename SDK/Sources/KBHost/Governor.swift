@@ -10,23 +10,30 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
     public var footprintAtKill: Int
     /// The largest footprint seen over the process's life.
     public var peak: Int
+    /// What its file locks took of `footprintAtKill` (kernel memory; see `RecordLocks`).
+    public var lockBytes: Int = 0
     /// How far over the budget it got (footprint at the kill − budget).
     public var overshoot: Int { footprintAtKill - budget }
     /// From the last sample under the budget to the kill.
     public var detectionNanoseconds: Int64
 
     public var description: String {
-        String(format: "went over its memory budget of %.1f MiB: %.1f MiB at the kill (%.1f MiB over, peak %.1f MiB), detected within %.2f ms",
-               mib(budget), mib(footprintAtKill), mib(overshoot), mib(peak), Double(detectionNanoseconds) / 1e6)
+        let locks = lockBytes > 0
+            ? String(format: "; %.1f MiB of it in %d file locks", mib(lockBytes), lockBytes / RecordLocks.bytesPerLock) : ""
+        return String(format: "went over its memory budget of %.1f MiB: %.1f MiB at the kill (%.1f MiB over, peak %.1f MiB%@), detected within %.2f ms",
+                      mib(budget), mib(footprintAtKill), mib(overshoot), mib(peak), locks, Double(detectionNanoseconds) / 1e6)
     }
 
     private func mib(_ bytes: Int) -> Double { Double(bytes) / 1_048_576 }
 }
 
 /// The jetsam of kbhost: samples every watched extension process's footprint
-/// (anonymous + shared memory it made + swap, from /proc with kept-open
-/// descriptors) on one thread, more often the closer a process is to its
-/// budget, and SIGKILLs it through its pidfd the moment it is over.
+/// (anonymous + shared memory it made + swap + page tables, from /proc with
+/// kept-open descriptors) on one thread, more often the closer a process is to
+/// its budget, and SIGKILLs it through its pidfd the moment it is over. The
+/// kernel memory of its file locks (`RecordLocks`) is counted into its
+/// footprint by a second thread, every `lockCountInterval`: a count can take
+/// long with many locks held, and never delays a sample.
 public final class Governor: @unchecked Sendable {
     public static let shared = Governor()
 
@@ -47,15 +54,24 @@ public final class Governor: @unchecked Sendable {
     static let assumedTouchRate = 2.5  // 2.5 GB/s
     static let shortestInterval: Int64 = 200_000      // 0.2 ms
     static let longestInterval: Int64 = 20_000_000    // 20 ms
+    /// How often the watched processes' file locks are counted, at least: a keyboard taking
+    /// locks as fast as it can (about 23,000 a second, 4.4 MB) gets about 0.5 MB past a count
+    /// before the next. A count that took long (many locks) is followed by a pause four times
+    /// as long, so that the counting thread takes at most a fifth of a CPU.
+    static let lockCountInterval: Int64 = 100_000_000  // 100 ms
 
     private struct Watch {
         let pidfd: Int32
         let reader: FootprintReader
         let budget: Int
         var peak = 0
+        /// The footprint at the last sample (its locks included).
+        var last = 0
         var lastUnderBudget: Int64
         var nextSample: Int64 = 0
         var kill: MemoryKill?
+        /// What its file locks took at the last count.
+        var lockBytes = 0
         /// Times the footprint crossed the warning line (`memoryWarningFraction` of the budget).
         var warnings = 0
         /// False after a warning until the footprint falls below `memoryWarningRearmFraction`.
@@ -74,6 +90,7 @@ public final class Governor: @unchecked Sendable {
     /// holds while it reads a footprint (tens of µs).
     private let warningsEarned = Atomic<Int>(0)
     private let wake = DispatchSemaphore(value: 0)
+    private let lockWake = DispatchSemaphore(value: 0)
     private var started = false
     private let startLock = NSLock()
 
@@ -83,6 +100,7 @@ public final class Governor: @unchecked Sendable {
         state.withLock { $0[pid] = Watch(pidfd: pidfd, reader: reader, budget: budget, lastUnderBudget: Sys.monotonicNanoseconds()) }
         startIfNeeded()
         wake.signal()
+        lockWake.signal()
     }
 
     /// Stops watching; returns the kill if the governor made one.
@@ -100,6 +118,10 @@ public final class Governor: @unchecked Sendable {
         return state.withLock { $0[pid]?.warnings ?? 0 }
     }
 
+    /// A watched process's footprint at the last sample, what its file locks take included
+    /// (nil before the first sample or when it is not watched).
+    public func footprint(of pid: Int32) -> Int? { state.withLock { $0[pid].flatMap { $0.last > 0 ? $0.last : nil } } }
+
     /// The peak footprint seen for a watched process.
     public func peak(of pid: Int32) -> Int? { state.withLock { $0[pid]?.peak } }
 
@@ -109,6 +131,7 @@ public final class Governor: @unchecked Sendable {
         guard !started else { return }
         started = true
         Threads.start(name: "kbhost-governor") { [self] in self.loop() }
+        Threads.start(name: "kbhost-locks") { [self] in self.countLocks() }
     }
 
     private func loop() {
@@ -134,16 +157,47 @@ public final class Governor: @unchecked Sendable {
         }
     }
 
+    /// The counting thread: every watched process's file locks, into its footprint at the next sample.
+    private func countLocks() {
+        while true {
+            let pids = state.withLock { $0.filter { $0.value.kill == nil }.map(\.key) }
+            guard !pids.isEmpty else {
+                lockWake.wait()  // nothing to watch: sleep until something is
+                continue
+            }
+            let start = Sys.monotonicNanoseconds()
+            let counts = pids.map { (pid: $0, bytes: (RecordLocks.count(heldBy: $0) ?? 0) * RecordLocks.bytesPerLock) }
+            let took = Sys.monotonicNanoseconds() - start
+            let changed = state.withLock { watches in
+                var changed = false
+                for (pid, bytes) in counts {
+                    guard var w = watches[pid], w.lockBytes != bytes else { continue }
+                    w.lockBytes = bytes
+                    w.nextSample = 0  // sampled again at once
+                    watches[pid] = w
+                    changed = true
+                }
+                return changed
+            }
+            if changed { wake.signal() }
+            _ = lockWake.wait(timeout: .now() + .nanoseconds(Int(max(Governor.lockCountInterval, 4 * took))))
+        }
+    }
+
     private func sample(pid: Int32, _ w: inout Watch, now: Int64) {
-        guard let footprint = w.reader.read()?.total else {
+        guard let memory = w.reader.read()?.total else {
             w.nextSample = Int64.max  // gone; the owner will unwatch it
             return
         }
+        let footprint = memory + w.lockBytes
+        w.last = footprint
         w.peak = max(w.peak, footprint)
         if footprint > w.budget {
             try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
-            w.kill = MemoryKill(budget: w.budget, footprintAtKill: footprint, peak: w.peak,
-                                detectionNanoseconds: now - w.lastUnderBudget)
+            var kill = MemoryKill(budget: w.budget, footprintAtKill: footprint, peak: w.peak,
+                                  detectionNanoseconds: now - w.lastUnderBudget)
+            kill.lockBytes = w.lockBytes
+            w.kill = kill
             return
         }
         w.lastUnderBudget = now

@@ -1,0 +1,46 @@
+import Foundation
+import Glibc
+import KBSystem
+import Testing
+
+/// The count of a process's file locks that the governor adds to its footprint.
+@Suite("File locks counted per process")
+struct RecordLocksTests {
+    /// This process takes real record locks on a real file: the count sees every one
+    /// of them (other tests in this process may hold a few more, never fewer).
+    @Test func theLocksAProcessTakesAreCounted() throws {
+        let path = NSTemporaryDirectory() + "kbhost-locks-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        try #require(fd >= 0)
+        defer {
+            close(fd)
+            unlink(path)
+        }
+        let before = try #require(RecordLocks.count(heldBy: getpid()))
+        for i in 0..<500 {
+            var lock = flock()
+            lock.l_type = Int16(F_WRLCK)
+            lock.l_whence = Int16(SEEK_SET)
+            lock.l_start = off_t(2 * i)
+            lock.l_len = 1
+            try #require(fcntl(fd, F_SETLK, &lock) == 0)
+        }
+        let holding = try #require(RecordLocks.count(heldBy: getpid()))
+        #expect(holding >= 500, "500 locks taken, \(holding) counted")
+        #expect(holding - before >= 500 - 8, "counted from \(before) to \(holding)")
+        var unlock = flock()
+        unlock.l_type = Int16(F_UNLCK)
+        unlock.l_whence = Int16(SEEK_SET)
+        try #require(fcntl(fd, F_SETLK, &unlock) == 0)
+        let after = try #require(RecordLocks.count(heldBy: getpid()))
+        #expect(after < holding - 400, "released: \(after) left of \(holding)")
+    }
+
+    @Test func aProcessThatIsGoneHasNoCount() {
+        #expect(RecordLocks.count(heldBy: Int32.max - 7) == nil)
+    }
+
+    @Test func oneLockIsTheSlabsObject() {
+        #expect(RecordLocks.bytesPerLock >= 64 && RecordLocks.bytesPerLock <= 4096)
+    }
+}
