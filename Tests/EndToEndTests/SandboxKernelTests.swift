@@ -125,21 +125,32 @@ extension SandboxTests {
 
     /// File locks count: each POSIX record lock is 192 bytes of kernel memory that
     /// /proc/PID/status does not show (the fourth red team held 266 MB this way under a
-    /// 48 MiB budget). 150,000 of them (27.5 MiB) go over a 24 MiB budget.
+    /// 48 MiB budget). 60,000 of them (11 MiB) go over a 10 MiB budget.
     @Test func fileLocksCountInTheFootprint() throws {
         let w = try world()
-        let control = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", "512", "--json", "--text", "locks 150000 ", "locks"],
+        let control = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", "512", "--json", "--text", "locks 60000 ", "locks"],
                                 extraEnvironment: env)
         #expect(control.status == 0, "the control: it runs under 512 MiB. \(control.err)")
         let json = try JSONSerialization.jsonObject(with: Data(control.out.utf8)) as? [String: Any]
-        #expect((json?["text"] as? String)?.hasSuffix("locks: allowed: holds 150000 record locks\n") == true, "\(control.out)")
+        #expect((json?["text"] as? String)?.hasSuffix("locks: allowed: holds 60000 record locks\n") == true, "\(control.out)")
         let peak = json?["peakFootprintBytes"] as? Int ?? 0
-        #expect(peak >= 150_000 * 192, "the locks are in its footprint: peak \(peak) bytes")
-        let r = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", "24", "--text", "locks 150000 ", "own", "locks"],
+        #expect(peak >= 60_000 * 192, "the locks are in its footprint: peak \(peak) bytes")
+        let r = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", "10", "--text", "locks 60000 ", "own", "locks"],
                           extraEnvironment: env)
         #expect(r.status == 4)
         #expect(r.out.contains("own: allowed"), "what it typed before stays")
-        #expect(r.err.contains("failed during key 'locks': went over its memory budget of 24.0 MiB"), "\(r.err)")
-        #expect(r.err.contains("file locks"), "the kill says where the memory was: \(r.err)")
+        #expect(r.err.contains("failed during key 'locks': went over its memory budget of 10.0 MiB"), "\(r.err)")
+        #expect(r.err.contains("MiB of it in 60000 file locks"), "the kill says where the memory was: \(r.err)")
+    }
+
+    /// Whatever its budget, a keyboard holds at most 65,536 file locks: a count reads them all.
+    @Test func aKeyboardHoldsAtMostSixtyFiveThousandFileLocks() throws {
+        let w = try world()
+        let r = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", "512", "--text", "locks 100000 ", "own", "locks"],
+                          extraEnvironment: env)
+        #expect(r.status == 4)
+        #expect(r.out.contains("own: allowed"), "what it typed before stays")
+        #expect(r.err.contains("failed during key 'locks': held "), "\(r.err)")
+        #expect(r.err.contains("file locks, more than the 65536 a keyboard may hold"), "\(r.err)")
     }
 }

@@ -12,14 +12,19 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
     public var peak: Int
     /// What its file locks took of `footprintAtKill` (kernel memory; see `RecordLocks`).
     public var lockBytes: Int = 0
+    /// How many file locks it held; over `Governor.lockLimit`, that alone ended it.
+    public var locks: Int = 0
     /// How far over the budget it got (footprint at the kill − budget).
     public var overshoot: Int { footprintAtKill - budget }
     /// From the last sample under the budget to the kill.
     public var detectionNanoseconds: Int64
 
     public var description: String {
-        let locks = lockBytes > 0
-            ? String(format: "; %.1f MiB of it in %d file locks", mib(lockBytes), lockBytes / RecordLocks.bytesPerLock) : ""
+        if locks > Governor.lockLimit {
+            return String(format: "held %d file locks, more than the %d a keyboard may hold (%.1f MiB of kernel memory; its memory budget is %.1f MiB, its footprint with them %.1f MiB)",
+                          locks, Governor.lockLimit, mib(lockBytes), mib(budget), mib(footprintAtKill))
+        }
+        let locks = lockBytes > 0 ? String(format: "; %.1f MiB of it in %d file locks", mib(lockBytes), self.locks) : ""
         return String(format: "went over its memory budget of %.1f MiB: %.1f MiB at the kill (%.1f MiB over, peak %.1f MiB%@), detected within %.2f ms",
                       mib(budget), mib(footprintAtKill), mib(overshoot), mib(peak), locks, Double(detectionNanoseconds) / 1e6)
     }
@@ -32,8 +37,9 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
 /// kept-open descriptors) on one thread, more often the closer a process is to
 /// its budget, and SIGKILLs it through its pidfd the moment it is over. The
 /// kernel memory of its file locks (`RecordLocks`) is counted into its
-/// footprint by a second thread, every `lockCountInterval`: a count can take
-/// long with many locks held, and never delays a sample.
+/// footprint by a second thread, more often the closer a process is to its
+/// budget (a count takes long with many locks held, and never delays a
+/// sample); a process holding more than `lockLimit` of them is ended.
 public final class Governor: @unchecked Sendable {
     public static let shared = Governor()
 
@@ -54,11 +60,16 @@ public final class Governor: @unchecked Sendable {
     static let assumedTouchRate = 2.5  // 2.5 GB/s
     static let shortestInterval: Int64 = 200_000      // 0.2 ms
     static let longestInterval: Int64 = 20_000_000    // 20 ms
-    /// How often the watched processes' file locks are counted, at least: a keyboard taking
-    /// locks as fast as it can (about 23,000 a second, 4.4 MB) gets about 0.5 MB past a count
-    /// before the next. A count that took long (many locks) is followed by a pause four times
-    /// as long, so that the counting thread takes at most a fifth of a CPU.
-    static let lockCountInterval: Int64 = 100_000_000  // 100 ms
+    /// The fastest a keyboard is assumed to take file locks, in bytes of kernel memory per ns:
+    /// 300,000 locks a second, 60 MB/s, were measured with 200 files of 600 locks (the kernel
+    /// walks a file's locks at each new one, so fewer files or more locks are slower).
+    static let assumedLockRate = 0.1  // 100 MB/s
+    static let shortestLockInterval: Int64 = 2_000_000     // 2 ms
+    static let longestLockInterval: Int64 = 100_000_000    // 100 ms
+    /// The most file locks a keyboard may hold, whatever its budget: a count reads them all
+    /// (about 2 ms per 1,000), and a program needs a handful (SQLite five per database,
+    /// Anthy one). 12 MiB of kernel memory.
+    public static let lockLimit = 65_536
 
     private struct Watch {
         let pidfd: Int32
@@ -72,6 +83,7 @@ public final class Governor: @unchecked Sendable {
         var kill: MemoryKill?
         /// What its file locks took at the last count.
         var lockBytes = 0
+        var locks = 0
         /// Times the footprint crossed the warning line (`memoryWarningFraction` of the budget).
         var warnings = 0
         /// False after a warning until the footprint falls below `memoryWarningRearmFraction`.
@@ -165,22 +177,35 @@ public final class Governor: @unchecked Sendable {
                 lockWake.wait()  // nothing to watch: sleep until something is
                 continue
             }
-            let start = Sys.monotonicNanoseconds()
-            let counts = pids.map { (pid: $0, bytes: (RecordLocks.count(heldBy: $0) ?? 0) * RecordLocks.bytesPerLock) }
-            let took = Sys.monotonicNanoseconds() - start
+            let counts = pids.map { (pid: $0, locks: RecordLocks.count(heldBy: $0) ?? 0) }
+            let now = Sys.monotonicNanoseconds()
+            var interval = Governor.longestLockInterval
             let changed = state.withLock { watches in
                 var changed = false
-                for (pid, bytes) in counts {
-                    guard var w = watches[pid], w.lockBytes != bytes else { continue }
-                    w.lockBytes = bytes
-                    w.nextSample = 0  // sampled again at once
+                for (pid, locks) in counts {
+                    guard var w = watches[pid], w.kill == nil else { continue }
+                    let bytes = locks * RecordLocks.bytesPerLock
+                    if locks > Governor.lockLimit {
+                        try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
+                        var kill = MemoryKill(budget: w.budget, footprintAtKill: w.last - w.lockBytes + bytes,
+                                              peak: max(w.peak, w.last - w.lockBytes + bytes),
+                                              detectionNanoseconds: now - w.lastUnderBudget)
+                        (kill.lockBytes, kill.locks) = (bytes, locks)
+                        w.peak = kill.peak
+                        w.kill = kill
+                    } else if bytes != w.lockBytes {
+                        (w.lockBytes, w.locks) = (bytes, locks)
+                        w.nextSample = 0  // sampled again at once
+                        changed = true
+                    }
                     watches[pid] = w
-                    changed = true
+                    let headroom = Double(w.budget - max(w.last, w.lockBytes))
+                    interval = min(interval, max(Int64(headroom / Governor.assumedLockRate), Governor.shortestLockInterval))
                 }
                 return changed
             }
             if changed { wake.signal() }
-            _ = lockWake.wait(timeout: .now() + .nanoseconds(Int(max(Governor.lockCountInterval, 4 * took))))
+            _ = lockWake.wait(timeout: .now() + .nanoseconds(Int(interval)))
         }
     }
 
@@ -196,7 +221,7 @@ public final class Governor: @unchecked Sendable {
             try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
             var kill = MemoryKill(budget: w.budget, footprintAtKill: footprint, peak: w.peak,
                                   detectionNanoseconds: now - w.lastUnderBudget)
-            kill.lockBytes = w.lockBytes
+            (kill.lockBytes, kill.locks) = (w.lockBytes, w.locks)
             w.kill = kill
             return
         }
