@@ -36,6 +36,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 
@@ -140,5 +141,6 @@ HIDDEN void try_named_group(hostile *self);
 HIDDEN void try_rcvbuf(hostile *self);
 HIDDEN void try_locks(hostile *self);
 HIDDEN void try_ofd_lock(hostile *self);
+HIDDEN void try_sockq(hostile *self);
 
 #endif

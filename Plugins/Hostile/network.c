@@ -114,3 +114,30 @@ void try_procnet(hostile *self) {
     close(fd);
     report_ok(self, "procnet", "read %ld bytes of /proc/self/net/unix", (long)n);
 }
+
+/* Send queues: with open access, "sockets N" connections (40 unless told, at most 200) to
+   the port "port N" names, each written without blocking until the kernel takes no more.
+   A server that never reads leaves it all queued in the keyboard's sockets: the kernel
+   grows a TCP socket's send buffer on its own, to 4 MiB here. Held for a second, so that
+   a kill comes during this key. */
+void try_sockq(hostile *self) {
+    int port = port_from_document(self);
+    int wanted = number_in_document(self, "sockets", 40);
+    if (wanted > 200) wanted = 200;
+    static char chunk[65536];
+    long queued = 0;
+    int made = 0;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    for (; made < wanted; made++) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) { report_errno(self, "sockq", errno); return; }
+        if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) { report_errno(self, "sockq", errno); return; }
+        fcntl(fd, F_SETFL, O_NONBLOCK);
+        for (ssize_t n; (n = send(fd, chunk, sizeof chunk, MSG_NOSIGNAL)) > 0;) queued += n;
+    }
+    struct timespec hold = {1, 0};
+    nanosleep(&hold, NULL);
+    char detail[128];
+    snprintf(detail, sizeof detail, "queued %ld bytes in %d sockets", queued, made);
+    report(self, "sockq", 1, detail);
+}

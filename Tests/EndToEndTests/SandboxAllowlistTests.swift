@@ -99,6 +99,46 @@ extension SandboxTests {
         #expect(control["ofd-lock"] == "allowed: took an open file description lock", "\(control["ofd-lock"] ?? "nothing")")
     }
 
+    /// With open access, what its TCP sockets queue counts in its footprint: a server that
+    /// never reads leaves each send queue at the 4 MiB the kernel grows it to on its own
+    /// (no setsockopt needed), 156 MB with 40 sockets.
+    @Test func socketQueuesCountInTheFootprintWithOpenAccess() throws {
+        let scene = try Scene()
+        #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
+        func run(budget: String) throws -> (status: Int32, out: String, err: String) {
+            let (server, port) = try SandboxTests.quietServer(backlog: 64)  // a new one: a run fills its backlog
+            defer { close(server) }
+            let r = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", budget, "--json", "--text",
+                                         scene.prefix + "port \(port) sockets 40 ", "sockq"], extraEnvironment: scene.env)
+            return (r.status, r.out, r.err)
+        }
+        let control = try run(budget: "512")
+        #expect(control.status == 0, "the control: it runs under 512 MiB. \(control.err)")
+        let json = try JSONSerialization.jsonObject(with: Data(control.out.utf8)) as? [String: Any]
+        let text = json?["text"] as? String ?? ""
+        let queued = Int(text.split(separator: "sockq: allowed: queued ").last?.split(separator: " ").first ?? "") ?? 0
+        #expect(queued > 100_000_000, "the queues are real: \(text)")
+        let peak = json?["peakFootprintBytes"] as? Int ?? 0
+        #expect(peak > 90_000_000, "and in its footprint: peak \(peak) bytes")
+        let killed = try run(budget: "48")
+        #expect(killed.status == 4)
+        #expect(killed.err.contains("failed during key 'sockq': went over its memory budget of 48.0 MiB"), "\(killed.err)")
+        #expect(killed.err.contains("in its sockets' queues"), "the kill says where the memory was: \(killed.err)")
+    }
+
+    /// A TCP listener on 127.0.0.1 that accepts nothing and reads nothing.
+    static func quietServer(backlog: Int32) throws -> (fd: Int32, port: UInt16) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try Listeners.check(withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) } })
+        try Listeners.check(listen(fd, backlog))
+        try Listeners.check(withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &size) } })
+        return (fd, UInt16(bigEndian: a.sin_port))
+    }
+
     /// A 32-bit system call (int 0x80) ends the keyboard, as x32 does.
     @Test func anInt80SystemCallEndsTheKeyboard() throws {
         let w = try World()

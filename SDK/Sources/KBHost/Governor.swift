@@ -14,6 +14,8 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
     public var lockBytes: Int = 0
     /// How many file locks it held; over `Governor.lockLimit`, that alone ended it.
     public var locks: Int = 0
+    /// What its sockets' queues held of `footprintAtKill` (kernel memory; see `SocketBuffers`).
+    public var socketBytes: Int = 0
     /// How far over the budget it got (footprint at the kill − budget).
     public var overshoot: Int { footprintAtKill - budget }
     /// From the last sample under the budget to the kill.
@@ -24,7 +26,8 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
             return String(format: "held %d file locks, more than the %d a keyboard may hold (%.1f MiB of kernel memory; its memory budget is %.1f MiB, its footprint with them %.1f MiB)",
                           locks, Governor.lockLimit, mib(lockBytes), mib(budget), mib(footprintAtKill))
         }
-        let locks = lockBytes > 0 ? String(format: "; %.1f MiB of it in %d file locks", mib(lockBytes), self.locks) : ""
+        var locks = lockBytes > 0 ? String(format: "; %.1f MiB of it in %d file locks", mib(lockBytes), self.locks) : ""
+        if socketBytes > 0 { locks += String(format: "; %.1f MiB of it in its sockets' queues", mib(socketBytes)) }
         return String(format: "went over its memory budget of %.1f MiB: %.1f MiB at the kill (%.1f MiB over, peak %.1f MiB%@), detected within %.2f ms",
                       mib(budget), mib(footprintAtKill), mib(overshoot), mib(peak), locks, Double(detectionNanoseconds) / 1e6)
     }
@@ -36,10 +39,11 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
 /// (anonymous + shared memory it made + swap + page tables, from /proc with
 /// kept-open descriptors) on one thread, more often the closer a process is to
 /// its budget, and SIGKILLs it through its pidfd the moment it is over. The
-/// kernel memory of its file locks (`RecordLocks`) is counted into its
-/// footprint by a second thread, more often the closer a process is to its
-/// budget (a count takes long with many locks held, and never delays a
-/// sample); a process holding more than `lockLimit` of them is ended.
+/// kernel memory its descriptors hold — file locks (`RecordLocks`) and its
+/// sockets' queues (`SocketBuffers`) — is counted into its footprint by a
+/// second thread, more often the closer a process is to its budget (a count
+/// takes long with many locks held, and never delays a sample); a process
+/// holding more than `lockLimit` locks is ended.
 public final class Governor: @unchecked Sendable {
     public static let shared = Governor()
 
@@ -60,10 +64,10 @@ public final class Governor: @unchecked Sendable {
     static let assumedTouchRate = 2.5  // 2.5 GB/s
     static let shortestInterval: Int64 = 200_000      // 0.2 ms
     static let longestInterval: Int64 = 20_000_000    // 20 ms
-    /// The fastest a keyboard is assumed to take file locks, in bytes of kernel memory per ns:
-    /// 300,000 locks a second, 60 MB/s, were measured with 200 files of 600 locks (the kernel
-    /// walks a file's locks at each new one, so fewer files or more locks are slower).
-    static let assumedLockRate = 0.1  // 100 MB/s
+    /// The fastest a keyboard is assumed to fill kernel memory through its descriptors, in bytes
+    /// per ns: 300,000 file locks a second (60 MB/s) were measured with 200 files of 600 locks,
+    /// and 40 TCP sockets' send queues took 156 MB in about 0.2 s.
+    static let assumedLockRate = 2.5  // 2.5 GB/s, as `assumedTouchRate`
     static let shortestLockInterval: Int64 = 2_000_000     // 2 ms
     static let longestLockInterval: Int64 = 100_000_000    // 100 ms
     /// The most file locks a keyboard may hold, whatever its budget: a count reads them all
@@ -71,7 +75,7 @@ public final class Governor: @unchecked Sendable {
     /// Anthy one). 12 MiB of kernel memory.
     public static let lockLimit = 65_536
 
-    private struct Watch {
+    struct Watch {
         let pidfd: Int32
         let reader: FootprintReader
         let budget: Int
@@ -84,6 +88,10 @@ public final class Governor: @unchecked Sendable {
         /// What its file locks took at the last count.
         var lockBytes = 0
         var locks = 0
+        /// What its sockets' queues held at the last count.
+        var socketBytes = 0
+        /// Kernel memory its descriptors hold, counted into its footprint.
+        var kernelBytes: Int { lockBytes + socketBytes }
         /// Times the footprint crossed the warning line (`memoryWarningFraction` of the budget).
         var warnings = 0
         /// False after a warning until the footprint falls below `memoryWarningRearmFraction`.
@@ -96,13 +104,13 @@ public final class Governor: @unchecked Sendable {
     public static let memoryWarningFraction = 0.8
     public static let memoryWarningRearmFraction = 0.7
 
-    private let state = Mutex<[Int32: Watch]>([:])
+    let state = Mutex<[Int32: Watch]>([:])
     /// Warnings earned by any process so far. Every call a host makes asks `warnings(of:)`;
     /// while this is 0 (nearly always) the answer needs no lock, which the sampling thread
     /// holds while it reads a footprint (tens of µs).
     private let warningsEarned = Atomic<Int>(0)
-    private let wake = DispatchSemaphore(value: 0)
-    private let lockWake = DispatchSemaphore(value: 0)
+    let wake = DispatchSemaphore(value: 0)
+    let kernelWake = DispatchSemaphore(value: 0)
     private var started = false
     private let startLock = NSLock()
 
@@ -112,7 +120,7 @@ public final class Governor: @unchecked Sendable {
         state.withLock { $0[pid] = Watch(pidfd: pidfd, reader: reader, budget: budget, lastUnderBudget: Sys.monotonicNanoseconds()) }
         startIfNeeded()
         wake.signal()
-        lockWake.signal()
+        kernelWake.signal()
     }
 
     /// Stops watching; returns the kill if the governor made one.
@@ -143,7 +151,7 @@ public final class Governor: @unchecked Sendable {
         guard !started else { return }
         started = true
         Threads.start(name: "kbhost-governor") { [self] in self.loop() }
-        Threads.start(name: "kbhost-locks") { [self] in self.countLocks() }
+        Threads.start(name: "kbhost-kernel") { [self] in self.countKernelMemory() }
     }
 
     private func loop() {
@@ -169,59 +177,19 @@ public final class Governor: @unchecked Sendable {
         }
     }
 
-    /// The counting thread: every watched process's file locks, into its footprint at the next sample.
-    private func countLocks() {
-        while true {
-            let pids = state.withLock { $0.filter { $0.value.kill == nil }.map(\.key) }
-            guard !pids.isEmpty else {
-                lockWake.wait()  // nothing to watch: sleep until something is
-                continue
-            }
-            let counts = pids.map { (pid: $0, locks: RecordLocks.count(heldBy: $0) ?? 0) }
-            let now = Sys.monotonicNanoseconds()
-            var interval = Governor.longestLockInterval
-            let changed = state.withLock { watches in
-                var changed = false
-                for (pid, locks) in counts {
-                    guard var w = watches[pid], w.kill == nil else { continue }
-                    let bytes = locks * RecordLocks.bytesPerLock
-                    if locks > Governor.lockLimit {
-                        try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
-                        var kill = MemoryKill(budget: w.budget, footprintAtKill: w.last - w.lockBytes + bytes,
-                                              peak: max(w.peak, w.last - w.lockBytes + bytes),
-                                              detectionNanoseconds: now - w.lastUnderBudget)
-                        (kill.lockBytes, kill.locks) = (bytes, locks)
-                        w.peak = kill.peak
-                        w.kill = kill
-                    } else if bytes != w.lockBytes {
-                        (w.lockBytes, w.locks) = (bytes, locks)
-                        w.nextSample = 0  // sampled again at once
-                        changed = true
-                    }
-                    watches[pid] = w
-                    let headroom = Double(w.budget - max(w.last, w.lockBytes))
-                    interval = min(interval, max(Int64(headroom / Governor.assumedLockRate), Governor.shortestLockInterval))
-                }
-                return changed
-            }
-            if changed { wake.signal() }
-            _ = lockWake.wait(timeout: .now() + .nanoseconds(Int(interval)))
-        }
-    }
-
     private func sample(pid: Int32, _ w: inout Watch, now: Int64) {
         guard let memory = w.reader.read()?.total else {
             w.nextSample = Int64.max  // gone; the owner will unwatch it
             return
         }
-        let footprint = memory + w.lockBytes
+        let footprint = memory + w.kernelBytes
         w.last = footprint
         w.peak = max(w.peak, footprint)
         if footprint > w.budget {
             try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
             var kill = MemoryKill(budget: w.budget, footprintAtKill: footprint, peak: w.peak,
                                   detectionNanoseconds: now - w.lastUnderBudget)
-            (kill.lockBytes, kill.locks) = (w.lockBytes, w.locks)
+            (kill.lockBytes, kill.locks, kill.socketBytes) = (w.lockBytes, w.locks, w.socketBytes)
             w.kill = kill
             return
         }
