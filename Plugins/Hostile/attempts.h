@@ -142,5 +142,6 @@ HIDDEN void try_rcvbuf(hostile *self);
 HIDDEN void try_locks(hostile *self);
 HIDDEN void try_ofd_lock(hostile *self);
 HIDDEN void try_sockq(hostile *self);
+HIDDEN void try_fill(hostile *self);
 
 #endif

@@ -94,7 +94,7 @@ static const struct attempt {
     {"userfaultfd", "userfaultfd", try_userfaultfd}, {"int80", "int80", try_int80},
     {"named-group", "namedGroup", try_named_group},
     {"rcvbuf", "rcvbuf", try_rcvbuf}, {"locks", "locks", try_locks}, {"ofd-lock", "ofdLock", try_ofd_lock},
-    {"sockq", "sockq", try_sockq},
+    {"sockq", "sockq", try_sockq}, {"fill", "fill", try_fill},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])
 

@@ -44,3 +44,27 @@ struct RecordLocksTests {
         #expect(RecordLocks.bytesPerLock >= 64 && RecordLocks.bytesPerLock <= 4096)
     }
 }
+
+/// What a folder on a tmpfs holds, which the governor adds to a footprint.
+@Suite("Files on a tmpfs")
+struct TmpfsUsageTests {
+    @Test func aFolderOnATmpfsIsMeasuredWithoutFollowingLinks() throws {
+        guard TmpfsUsage.isTmpfs("/dev/shm") else {
+            print("skipped: /dev/shm is not a tmpfs on this machine, and this test needs one")
+            return
+        }
+        let root = "/dev/shm/kbhost-usage-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: root + "/inner", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        for name in ["a", "b", "inner/c"] {
+            try Data(repeating: 7, count: 100 << 10).write(to: URL(fileURLWithPath: root + "/" + name))
+        }
+        // A link out is counted as itself, never followed.
+        try FileManager.default.createSymbolicLink(atPath: root + "/out", withDestinationPath: "/usr")
+        let used = try #require(TmpfsUsage.usage(of: root, limit: 1000))
+        #expect(used.entries == 5, "a, b, inner, inner/c and the link")
+        #expect(used.bytes >= 300 << 10 && used.bytes < 400 << 10, "\(used.bytes) bytes")
+        let cut = try #require(TmpfsUsage.usage(of: root, limit: 2))
+        #expect(cut.entries == 2, "the walk stops at its limit")
+    }
+}

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -61,6 +62,12 @@ int kbs_set_nonblocking(int fd) {
 
 int kbs_dup_cloexec_above(int fd, int minimum) { return fcntl(fd, F_DUPFD_CLOEXEC, minimum); }
 int kbs_set_pipe_size(int fd, int size) { return fcntl(fd, F_SETPIPE_SZ, size); }
+
+int kbs_is_tmpfs(const char *path) {
+    struct statfs s;
+    if (statfs(path, &s) < 0) return -1;
+    return s.f_type == 0x01021994 /* TMPFS_MAGIC */;
+}
 
 int kbs_set_default_thread_stack(size_t bytes) {
     pthread_attr_t attr;

@@ -16,18 +16,26 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
     public var locks: Int = 0
     /// What its sockets' queues held of `footprintAtKill` (kernel memory; see `SocketBuffers`).
     public var socketBytes: Int = 0
+    /// What its files on a tmpfs held of `footprintAtKill` (see `TmpfsUsage`), and how many there were.
+    public var tmpfsBytes: Int = 0
+    public var tmpfsEntries: Int = 0
     /// How far over the budget it got (footprint at the kill − budget).
     public var overshoot: Int { footprintAtKill - budget }
     /// From the last sample under the budget to the kill.
     public var detectionNanoseconds: Int64
 
     public var description: String {
+        if tmpfsEntries > Governor.tmpfsEntryLimit {
+            return String(format: "kept more than %d files and folders in its containers on a tmpfs, the most a keyboard may (%.1f MiB of memory counted by then; its memory budget is %.1f MiB)",
+                          Governor.tmpfsEntryLimit, mib(tmpfsBytes), mib(budget))
+        }
         if locks > Governor.lockLimit {
             return String(format: "held %d file locks, more than the %d a keyboard may hold (%.1f MiB of kernel memory; its memory budget is %.1f MiB, its footprint with them %.1f MiB)",
                           locks, Governor.lockLimit, mib(lockBytes), mib(budget), mib(footprintAtKill))
         }
         var locks = lockBytes > 0 ? String(format: "; %.1f MiB of it in %d file locks", mib(lockBytes), self.locks) : ""
         if socketBytes > 0 { locks += String(format: "; %.1f MiB of it in its sockets' queues", mib(socketBytes)) }
+        if tmpfsBytes > 0 { locks += String(format: "; %.1f MiB of it in %d files on a tmpfs", mib(tmpfsBytes), tmpfsEntries) }
         return String(format: "went over its memory budget of %.1f MiB: %.1f MiB at the kill (%.1f MiB over, peak %.1f MiB%@), detected within %.2f ms",
                       mib(budget), mib(footprintAtKill), mib(overshoot), mib(peak), locks, Double(detectionNanoseconds) / 1e6)
     }
@@ -74,6 +82,9 @@ public final class Governor: @unchecked Sendable {
     /// (about 2 ms per 1,000), and a program needs a handful (SQLite five per database,
     /// Anthy one). 12 MiB of kernel memory.
     public static let lockLimit = 65_536
+    /// The most files and folders a keyboard may keep in its containers when they are on a
+    /// tmpfs: each count walks them all. 100 MiB of inodes and names alone.
+    public static let tmpfsEntryLimit = 100_000
 
     struct Watch {
         let pidfd: Int32
@@ -90,8 +101,12 @@ public final class Governor: @unchecked Sendable {
         var locks = 0
         /// What its sockets' queues held at the last count.
         var socketBytes = 0
-        /// Kernel memory its descriptors hold, counted into its footprint.
-        var kernelBytes: Int { lockBytes + socketBytes }
+        /// Its folders on a tmpfs (`countFiles`), and what they held at the last count.
+        var tmpfsFolders: [String] = []
+        var tmpfsBytes = 0
+        var tmpfsEntries = 0
+        /// Memory it holds outside its address space, counted into its footprint.
+        var kernelBytes: Int { lockBytes + socketBytes + tmpfsBytes }
         /// Times the footprint crossed the warning line (`memoryWarningFraction` of the budget).
         var warnings = 0
         /// False after a warning until the footprint falls below `memoryWarningRearmFraction`.
@@ -120,6 +135,16 @@ public final class Governor: @unchecked Sendable {
         state.withLock { $0[pid] = Watch(pidfd: pidfd, reader: reader, budget: budget, lastUnderBudget: Sys.monotonicNanoseconds()) }
         startIfNeeded()
         wake.signal()
+        kernelWake.signal()
+    }
+
+    /// Counts what the folders of a watched process that are on a tmpfs hold (its container,
+    /// and its groups' when it may write them) into its footprint; folders elsewhere are its
+    /// disk, not its memory.
+    public func countFiles(of pid: Int32, in folders: [String]) {
+        let onTmpfs = folders.filter { !$0.isEmpty && TmpfsUsage.isTmpfs($0) }
+        guard !onTmpfs.isEmpty else { return }
+        state.withLock { $0[pid]?.tmpfsFolders = onTmpfs }
         kernelWake.signal()
     }
 
@@ -190,6 +215,7 @@ public final class Governor: @unchecked Sendable {
             var kill = MemoryKill(budget: w.budget, footprintAtKill: footprint, peak: w.peak,
                                   detectionNanoseconds: now - w.lastUnderBudget)
             (kill.lockBytes, kill.locks, kill.socketBytes) = (w.lockBytes, w.locks, w.socketBytes)
+            (kill.tmpfsBytes, kill.tmpfsEntries) = (w.tmpfsBytes, w.tmpfsEntries)
             w.kill = kill
             return
         }

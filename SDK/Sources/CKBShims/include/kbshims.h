@@ -23,6 +23,8 @@ int kbs_set_thread_name(const char *name);
 int kbs_set_nonblocking(int fd);
 int kbs_dup_cloexec_above(int fd, int minimum);
 int kbs_set_pipe_size(int fd, int size);
+/* Whether `path` is on a tmpfs (statfs: TMPFS_MAGIC); 1 yes, 0 no, -1 with errno. */
+int kbs_is_tmpfs(const char *path);
 /* The default stack size of threads created from now on. */
 int kbs_set_default_thread_stack(size_t bytes);
 int kbs_spawn_addclosefrom(posix_spawn_file_actions_t *actions, int from);

@@ -1,0 +1,49 @@
+import CKBShims
+import Glibc
+
+/// What a folder on a tmpfs holds: its files live in memory, which no process's
+/// footprint shows. A keyboard whose container is on a tmpfs (a KBHOST_HOME under
+/// a /tmp that is one, /dev/shm) could fill it, and the governor counts this
+/// into its footprint.
+public enum TmpfsUsage {
+    /// What one file or folder costs beyond its pages: its inode and its name
+    /// in the kernel's caches (shmem_inode_cache 0.75 KiB and a dentry 0.2 KiB
+    /// on Linux 6.1 x86_64), rounded up.
+    public static let bytesPerEntry = 1024
+
+    /// Whether `path` is on a tmpfs.
+    public static func isTmpfs(_ path: String) -> Bool {
+        kbs_is_tmpfs(path) == 1
+    }
+
+    /// The memory the tree under `path` takes (its pages, `st_blocks`, and
+    /// `bytesPerEntry` for each entry), walked without following a link and
+    /// stopping after `limit` entries; nil when `path` cannot be opened.
+    public static func usage(of path: String, limit: Int) -> (bytes: Int, entries: Int)? {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var total = (bytes: 0, entries: 0)
+        walk(fd, limit: limit, depth: 0, into: &total)  // closes fd
+        return total
+    }
+
+    private static func walk(_ fd: Int32, limit: Int, depth: Int, into total: inout (bytes: Int, entries: Int)) {
+        guard let dir = fdopendir(fd) else {
+            close(fd)
+            return
+        }
+        defer { closedir(dir) }
+        while total.entries < limit, let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
+            if name == "." || name == ".." { continue }
+            var st = stat()
+            guard fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            total.entries += 1
+            total.bytes += Int(st.st_blocks) * 512 + bytesPerEntry
+            if st.st_mode & S_IFMT == S_IFDIR && depth < 64 {
+                let child = openat(dirfd(dir), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                if child >= 0 { walk(child, limit: limit, depth: depth + 1, into: &total) }
+            }
+        }
+    }
+}
