@@ -165,6 +165,22 @@ struct SandboxTests {
         // Threads are bounded in its user namespace (RLIMIT_NPROC; the kernel exempts root, so only here).
         #expect(o["threads"]?.hasPrefix("denied: started 25") == true, "\(o["threads"] ?? "")")
         #expect(Fixtures.processExists(victim))
+        // What its descriptors hold is counted for an ordinary user too: the governor reads a
+        // keyboard's fdinfo across its user namespace.
+        let locks = Process()
+        locks.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        locks.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", copy + "/kbhost", "type", "--keyboard",
+                           "dev.kbhost.Hostile", "--budget", "10", "--text", "locks 60000 ", "locks"]
+        locks.environment = process.environment
+        let lockErr = Pipe()
+        locks.standardOutput = FileHandle.nullDevice
+        locks.standardError = lockErr
+        try locks.run()
+        let lockErrors = String(decoding: lockErr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        locks.waitUntilExit()
+        #expect(locks.terminationStatus == 4)
+        #expect(lockErrors.contains("went over its memory budget of 10.0 MiB") && lockErrors.contains(" file locks), detected within"),
+                "\(lockErrors)")
     }
 
     /// A spare is taken only by a keyboard whose network it matches, and a
