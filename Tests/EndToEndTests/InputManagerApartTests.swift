@@ -128,4 +128,30 @@ struct InputManagerApartTests {
         #expect(m.lastFailover?.committed?.text == String(repeating: "1", count: 34))
         #expect(m.lastFailover?.failure?.kind == "crash")
     }
+
+    /// The same crash as the user's keyboard is recorded in the settings and lands on the
+    /// keyboard used before (the control); the same keyboard apart writes nothing, lands on the
+    /// system keyboard, and both report the crash in full through `lastFailover`.
+    @Test func aFailureApartRecordsNothingWhereTheUsersKeyboardIsRecorded() throws {
+        let (w, registry, store) = try InputManagerLibraryTests().world()
+        defer { withExtendedLifetime(w) {} }
+        let (user, _) = try InputManagerLibraryTests().manager(registry, store, enabled: [SystemKeyboard.identifier,
+            "dev.kbhost.NumberPad", "dev.example.Crashy"], current: "dev.kbhost.NumberPad")
+        defer { user.close() }
+        try user.globe()
+        #expect(user.currentID == "dev.example.Crashy")
+        #expect(user.tap("boom") == .failed)
+        #expect(user.lastFailover?.failure?.kind == "crash" && user.lastFailover?.landedOn == "dev.kbhost.NumberPad")
+        #expect(try store.load().failures["dev.example.Crashy"]?.count == 1, "the user's keyboard: recorded")
+        let settings = try Data(contentsOf: URL(fileURLWithPath: store.path))
+        let crashy = try registry.loadable("dev.example.Crashy")
+        let apart = try manager([try registry.loadable("dev.kbhost.NumberPad"), crashy])
+        defer { apart.close() }
+        apart.activate("dev.kbhost.NumberPad")
+        apart.activate(crashy.identifier)
+        #expect(apart.tap("boom") == .failed)
+        #expect(apart.lastFailover?.failure?.kind == "crash")
+        #expect(apart.lastFailover?.landedOn == SystemKeyboard.identifier, "apart: the caller chooses the next keyboard")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store.path)) == settings, "apart: the settings untouched")
+    }
 }
