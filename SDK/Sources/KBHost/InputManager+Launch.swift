@@ -14,7 +14,8 @@ extension InputManager {
         /// The time (ms) a keyboard gets to answer each event; nil: the installation's deadline.
         public var eventDeadlineMilliseconds: Int?
 
-        /// A way of starting keyboards; `person` and `script` are the two kbhost uses.
+        /// A way of starting keyboards; `person` and `script` are the usual two (`kbhost stress`
+        /// keeps a spare and sets its own event deadline).
         public init(keepsSpare: Bool, leastLaunchDeadlineMilliseconds: Int?, eventLimit: Int?,
                     eventDeadlineMilliseconds: Int? = nil) {
             self.keepsSpare = keepsSpare
