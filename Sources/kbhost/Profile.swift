@@ -66,14 +66,17 @@ struct Profile: ParsableCommand {
         do { steps = try TapStep.script(text) } catch {
             throw exitWithError("\(script): \(error)", status: Kbhost.Exit.usage)
         }
-        var configuration = context.installation.processConfiguration
-        configuration.memoryBudgetBytes = 4 << 30  // watched for its peak, never killed short of RLIMIT_DATA
-        let session: KeyboardSession
+        // Apart from the user's data, as measured; watched for its peak, never killed short of RLIMIT_DATA.
+        let manager: InputManager
         do {
-            session = try KeyboardSession(keyboard: loadable, configuration: configuration)
-            try session.appear()
-        } catch { throw exitWithError("\(error)", status: Kbhost.Exit.keyboardFailed) }
-        defer { session.close() }
+            manager = try InputManager(apart: InputManager.Apart(keyboards: [loadable]), installation: context.installation,
+                                       budget: 4 << 30, warmKeyboards: 1, launching: .script)
+        } catch { throw exitWithError("\(error)", status: Kbhost.Exit.refused) }  // only the system keyboard's identifier
+        manager.activate(keyboard)
+        guard let session = manager.active else {
+            throw exitWithError(manager.lastFailure?.reason ?? "\(keyboard) did not start", status: Kbhost.Exit.keyboardFailed)
+        }
+        defer { manager.close() }
         guard let reader = FootprintReader(pid: session.pid) else {
             throw exitWithError("cannot read the footprint of \(session.pid)", status: Kbhost.Exit.keyboardFailed)
         }
@@ -82,7 +85,7 @@ struct Profile: ParsableCommand {
         var footprints = [last]  // before the first tap, then after each
         for (i, step) in steps.enumerated() {
             if LongRun.wasInterrupted { break }
-            do throws(SessionError) { try step.perform(on: session) } catch {
+            do throws(SessionError) { try manager.perform(step) } catch {
                 let status = if error.isNoSuchKeyOrAlternate { Kbhost.Exit.noSuchKey } else { Kbhost.Exit.keyboardFailed }
                 throw exitWithError("tap \(i + 1) of \(script): \(error)", status: status)
             }

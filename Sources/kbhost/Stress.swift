@@ -48,16 +48,22 @@ struct Stress: ParsableCommand {
             rotation.append(loadable)
         }
         let faultKeyboards = try StressFault.parse(faults).map { try $0.keyboard(context.installation) }
-        var configuration = context.installation.processConfiguration
-        configuration.keepSpare = true  // keyboards switch here: the next launch is only a load
-        configuration.memoryBudgetBytes = try budget.bytes(context)
-        configuration.eventDeadlineMilliseconds = eventDeadline
-        for keyboard in rotation { try StressProbe.refuseComposing(keyboard, configuration: configuration) }
-        var run = StressRun(keyboards: rotation, faultKeyboards: faultKeyboards, configuration: configuration,
+        let bytes = try budget.bytes(context)
+        // Keyboards switch here: a spare is kept, so the next launch is only a load.
+        let launching = InputManager.Launching(keepsSpare: true, leastLaunchDeadlineMilliseconds: nil, eventLimit: nil,
+                                               eventDeadlineMilliseconds: eventDeadline)
+        func manager(_ keyboards: [LoadableKeyboard]) throws -> InputManager {
+            do {
+                return try InputManager(apart: InputManager.Apart(keyboards: keyboards, needsInputModeSwitchKey: false),
+                                        installation: context.installation, budget: bytes, launching: launching)
+            } catch { throw exitWithError("\(error)", status: Kbhost.Exit.refused) }  // only the system keyboard's identifier
+        }
+        for keyboard in rotation { try StressProbe.refuseComposing(try manager([keyboard])) }
+        var run = StressRun(keyboards: rotation, faultKeyboards: faultKeyboards, manager: try manager(rotation + faultKeyboards),
                             duration: duration, tapRate: tapRate, switchRate: switchRate, faultRate: faultRate, seed: seed,
                             progress: !json)
         let result = run.run()
-        let chart = result.timeline.chart(budget: configuration.memoryBudgetBytes ?? 0, seconds: result.report.seconds).svg()
+        let chart = result.timeline.chart(budget: bytes, seconds: result.report.seconds).svg()
         let written = LongRun.write(chart, to: svg)
         if json { try printJSON(result.report) } else { Console.out(result.report.text(svg: written ? svg : "not written")) }
         if !result.report.passed || !written { throw ExitCode(Kbhost.Exit.checkFailed) }

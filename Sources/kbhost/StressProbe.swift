@@ -8,16 +8,16 @@ import KBText
 /// be counted that way, so it is refused before the run rather than reported
 /// as a MISMATCH after it.
 enum StressProbe {
-    /// Taps each character key once on an empty document; marked text after
-    /// any of them refuses the keyboard (exit 7). A keyboard that fails here is
-    /// left to the run, which counts its failure.
-    static func refuseComposing(_ keyboard: LoadableKeyboard, configuration: ExtensionProcess.Configuration) throws {
-        guard let session = try? KeyboardSession(keyboard: keyboard, configuration: configuration, needsInputModeSwitchKey: false)
-        else { return }
-        defer { session.close() }
-        guard (try? session.appear()) != nil else { return }
+    /// Taps each character key of the `probe`'s one keyboard once on an empty document;
+    /// marked text after any of them refuses the keyboard (exit 7). A keyboard that fails
+    /// here is left to the run, which counts its failure. The probe is closed after.
+    static func refuseComposing(_ probe: InputManager) throws {
+        defer { probe.close() }
+        guard let keyboard = probe.apart?.keyboards.first else { return }
+        probe.activate(keyboard.identifier)
+        guard let session = probe.active else { return }
         for key in session.layout.rows.joined() where key.role == .character {
-            guard (try? session.perform(.tap, on: key)) != nil else { return }
+            guard probe.tap(key) == .tapped else { return }
             if session.document.buffer.markedText != nil {
                 throw exitWithError("""
                     \(TerminalText.line(keyboard.identifier)) composes text (key '\(TerminalText.line(key.label))' left marked text), \

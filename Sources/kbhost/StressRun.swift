@@ -5,11 +5,15 @@ import KBText
 
 /// One stress run: keyboards in their processes under the budget, taps as
 /// fast as asked, switches, injected faults; every acknowledged character
-/// accounted for.
+/// accounted for. The keyboards' life cycle (activate, the warm pool, failover
+/// that keeps what a keyboard committed) is the input manager's, with the
+/// keyboards apart from the user's data (`InputManager.Apart`); the run chooses
+/// each keyboard and counts what the manager reports.
 struct StressRun {
-    let keyboards: [LoadableKeyboard]
-    let faultKeyboards: [LoadableKeyboard]
-    let configuration: ExtensionProcess.Configuration
+    /// Identifiers of the keyboards typed through, and of the fault keyboards.
+    let keyboards: [String]
+    let faultKeyboards: [String]
+    let manager: InputManager
     let duration: Double
     let tapRate: Double
     let switchRate: Double
@@ -17,11 +21,11 @@ struct StressRun {
     var random: SplitMix64
     var progress: ProgressLine?
 
-    init(keyboards: [LoadableKeyboard], faultKeyboards: [LoadableKeyboard], configuration: ExtensionProcess.Configuration,
+    init(keyboards: [LoadableKeyboard], faultKeyboards: [LoadableKeyboard], manager: InputManager,
          duration: Double, tapRate: Double, switchRate: Double, faultRate: Double, seed: UInt64, progress: Bool) {
-        self.keyboards = keyboards
-        self.faultKeyboards = faultKeyboards
-        self.configuration = configuration
+        self.keyboards = keyboards.map(\.identifier)
+        self.faultKeyboards = faultKeyboards.map(\.identifier)
+        self.manager = manager
         self.duration = duration
         self.tapRate = tapRate
         self.switchRate = switchRate
@@ -31,12 +35,10 @@ struct StressRun {
     }
 
     // Running state.
-    private let sessions = SessionPool(limit: 3)
-    private var current = ""
+    private var current: String { manager.currentID }
     private var expected = ""
     private var report = StressReport()
     private var timeline = Timeline()
-    private var pids: Set<Int32> = []
     /// Keys known to insert exactly their label, per keyboard (learned on first tap).
     private var inserting: [String: [String: Bool]] = [:]
     private var start: Int64 = 0
@@ -81,9 +83,9 @@ struct StressRun {
         report.seconds = elapsed
         report.interrupted = LongRun.wasInterrupted
         report.duration = duration
-        for s in sessions.all { peakSeen(s) }
-        sessions.closeAll()
-        report.leftBehind = pids.filter { ProcMemory.readSmallFile("/proc/\($0)/stat") != nil }.count
+        manager.close()
+        report.peak = manager.peakFootprints
+        report.leftBehind = manager.processesLeft.count
         report.hostMemoryEnd = ProcMemory.read(pid: getpid())?.privateDirtyBytes ?? 0
         progress?.finish()
         return (report, timeline)
@@ -91,66 +93,40 @@ struct StressRun {
 
     /// One point of the current keyboard's footprint on the timeline.
     private mutating func sample() {
-        if let s = sessions[current], let f = FootprintReader(pid: s.pid)?.read() {
+        if let s = manager.active, let f = FootprintReader(pid: s.pid)?.read() {
             timeline.points.append((elapsed, current, f.total))
         }
     }
 
-    /// Keeps the largest footprint seen of a keyboard that may be ended next.
-    private mutating func peakSeen(_ s: KeyboardSession) {
-        if let peak = s.peakFootprint { report.peak[s.keyboard.identifier] = max(report.peak[s.keyboard.identifier] ?? 0, peak) }
-    }
-
-    /// Shows a keyboard, starting (or restarting) its process; the document moves with the user.
-    private mutating func activate(_ keyboard: LoadableKeyboard) {
-        let doc = sessions[current]?.document ?? TextDocument(text: expected)
-        if let old = sessions[current], old.keyboard.identifier != keyboard.identifier { try? old.disappear() }
-        current = keyboard.identifier
-        do {
-            if let s = sessions[current] {
-                sessions.touch(current)
-                try s.editDocument { $0.buffer = doc.buffer }
-                try s.appear()
-            } else {
-                let s = try KeyboardSession(keyboard: keyboard, document: doc, configuration: configuration,
-                                            needsInputModeSwitchKey: false)
-                pids.insert(s.pid)
-                for old in sessions.all { peakSeen(old) }
-                sessions.insert(s)
-                try s.appear()
-            }
-        } catch {
-            failed(current, error)
-        }
+    /// Shows a keyboard (the manager reuses its warm session or starts one); the document moves with the user.
+    private mutating func activate(_ id: String) {
+        manager.activate(id)
+        if manager.active == nil { failedOver() }
     }
 
     /// One tap on a random key that inserts its label.
     private mutating func tap() {
-        guard let s = sessions[current] else { return activate(keyboards[0]) }
+        guard let s = manager.active else { return activate(keyboards[0]) }
         let keys = s.layout.rows.joined().filter { $0.role == .character && inserting[current]?[$0.label] != false }
         guard !keys.isEmpty else { return }
         let key = keys[Int.random(in: 0..<keys.count, using: &random)]
         let before = s.document.text.utf16.count
-        do {
-            try s.perform(.tap, on: key)
-            report.taps += 1
-            if inserting[current]?[key.label] == nil {
-                // Learn once whether this key inserts exactly its label.
-                let inserted = s.document.text.utf16.count - before == key.label.utf16.count
-                    && s.document.text.hasSuffix(key.label)
-                inserting[current, default: [:]][key.label] = inserted
-                if !inserted { expected = s.document.text; return }
-            }
-            expected += key.label
-        } catch {
-            failed(current, error)
+        guard manager.tap(key) == .tapped else { return failedOver() }
+        report.taps += 1
+        if inserting[current]?[key.label] == nil {
+            // Learn once whether this key inserts exactly its label.
+            let inserted = s.document.text.utf16.count - before == key.label.utf16.count
+                && s.document.text.hasSuffix(key.label)
+            inserting[current, default: [:]][key.label] = inserted
+            if !inserted { expected = s.document.text; return }
         }
+        expected += key.label
     }
 
     /// As fast as the keyboards answer: 32 taps pipelined on keys known to
     /// insert their label (unknown keys are first learned one tap at a time).
     private mutating func tapBatch() -> Int {
-        guard let s = sessions[current] else { activate(keyboards[0]); return 0 }
+        guard let s = manager.active else { activate(keyboards[0]); return 0 }
         let characters = s.layout.rows.joined().filter { $0.role == .character }
         let known = characters.filter { inserting[current]?[$0.label] == true }
         if known.isEmpty || characters.contains(where: { inserting[current]?[$0.label] == nil }) {
@@ -159,12 +135,10 @@ struct StressRun {
         }
         let keys = (0..<32).map { _ in known[Int.random(in: 0..<known.count, using: &random)] }
         var acknowledged = 0
-        do {
-            try s.tapAll(keys, acknowledged: &acknowledged)
-        } catch {
+        guard manager.tapAll(keys, acknowledged: &acknowledged) == .tapped else {
             expected += keys.prefix(acknowledged).map(\.label).joined()
             report.taps += acknowledged
-            failed(current, error)
+            failedOver()
             return acknowledged
         }
         expected += keys.map(\.label).joined()
@@ -177,47 +151,48 @@ struct StressRun {
         let fault = faultKeyboards[Int.random(in: 0..<faultKeyboards.count, using: &random)]
         let back = keyboards[Int.random(in: 0..<keyboards.count, using: &random)]
         activate(fault)
-        if let s = sessions[current], let boom = s.layout.key(named: "boom") {
+        if let s = manager.active, let boom = s.layout.key(named: "boom") {
             sample()
             tap()
             sample()
-            let before = s.document.text
-            do {
-                try s.perform(.tap, on: boom)
-                expected += String(s.document.text.dropFirst(before.count))  // the leak's "+"
-                sample()
-            } catch {
-                failed(current, error)
+            if manager.active === s {  // the character's tap did not end it
+                let before = s.document.text
+                if manager.tap(boom) == .tapped {
+                    expected += String(s.document.text.dropFirst(before.count))  // the leak's "+"
+                    sample()
+                } else {
+                    failedOver()
+                }
             }
         }
         activate(back)
         report.recoveries += 1
     }
 
-    private mutating func failed(_ id: String, _ error: any Error) {
-        guard let s = sessions.remove(id) else { return }
-        let failure = s.failure ?? (error as? KeyboardFailure)
-        let kind = failure?.kind ?? "other"
+    /// The manager failed over from a keyboard: count it by kind, mark it on the chart, and
+    /// check that what it committed is what was acknowledged (the document goes on from there).
+    /// A keyboard that failed before its session started committed nothing and is not counted.
+    private mutating func failedOver() {
+        guard let failover = manager.lastFailover, let committed = failover.committed else { return }
+        let id = failover.keyboardID
+        let kind = failover.failure?.kind ?? "other"
         report.kills[kind, default: 0] += 1
-        if case .memoryExceeded(let kill)? = failure?.reason {
+        if case .memoryExceeded(let kill)? = failover.failure?.reason {
             report.detection.append(kill.detectionNanoseconds)
             report.overshoot.append(kill.overshoot)
-            report.peak[id] = max(report.peak[id] ?? 0, kill.peak)
             timeline.points.append((elapsed, id, kill.footprintAtKill))  // the last point of its climb
             timeline.kills.append((elapsed, id, kill.footprintAtKill, kind))
         } else {
             let last = timeline.points.last { $0.keyboard == id }?.bytes ?? 0
             timeline.kills.append((elapsed, id, last, kind))
         }
-        // What it committed stays: carry it on.
-        if s.document.text != expected { report.mismatches.append("after \(kind) of \(id): document differs from what was acknowledged") }
-        expected = s.document.text
-        s.close()
+        if committed.text != expected { report.mismatches.append("after \(kind) of \(id): document differs from what was acknowledged") }
+        expected = committed.text
     }
 
     /// Compares the document with the acknowledged taps, then starts a fresh document.
     private mutating func checkpoint() {
-        guard let s = sessions[current] else { return }
+        guard let s = manager.active else { return }
         let text = s.document.text
         report.expectedCharacters += expected.count
         report.committedCharacters += text.count
@@ -226,14 +201,15 @@ struct StressRun {
                                             expected.count, text.count))
         }
         expected = ""
-        try? s.editDocument { $0.buffer = TextBuffer() }
+        manager.appChanged(TextBuffer())  // a fresh document
+        if manager.active == nil { failedOver() }
     }
 
     private mutating func printProgress(_ now: Double) {
         let rate = Double(report.taps) / max(now, 0.001)
         let kills = report.kills.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " ")
         var footprint = ""
-        if let s = sessions[current], let f = FootprintReader(pid: s.pid)?.read() {
+        if let s = manager.active, let f = FootprintReader(pid: s.pid)?.read() {
             footprint = String(format: " · %@ %.1f MiB", TerminalText.line(s.keyboard.manifest.displayName), Double(f.total) / 1_048_576)
         }
         let line = String(format: "%.1f s · %.0f taps/s · %d switches · kills: %@%@", now, rate, report.switches,

@@ -31,31 +31,6 @@ extension InputManager {
         }
     }
 
-    /// How the manager starts a keyboard's process.
-    public struct Launching: Hashable, Sendable {
-        /// Keep a spare extension process prepared, so that a switch costs only a load.
-        public var keepsSpare: Bool
-        /// The least time (ms) a keyboard gets to start; nil: the installation's deadline.
-        public var leastLaunchDeadlineMilliseconds: Int?
-        /// The recent events a session keeps, each detail cut (nil: every one, whole).
-        public var eventLimit: Int?
-
-        /// A way of starting keyboards; `person` and `script` are the two kbhost uses.
-        public init(keepsSpare: Bool, leastLaunchDeadlineMilliseconds: Int?, eventLimit: Int?) {
-            self.keepsSpare = keepsSpare
-            self.leastLaunchDeadlineMilliseconds = leastLaunchDeadlineMilliseconds
-            self.eventLimit = eventLimit
-        }
-
-        /// A person at a field that may live for days (`attach`, the IBus engine): a spare kept,
-        /// since keyboards switch; as Android rebinds an input method within 3 s, 3 s to start
-        /// (a loaded machine needs it); the last 1,000 events (a front end reads no history).
-        public static let person = Launching(keepsSpare: true, leastLaunchDeadlineMilliseconds: 3000, eventLimit: 1000)
-        /// A script that ends (`kbhost type`): no spare, the installation's deadline, and every
-        /// event kept whole for the report.
-        public static let script = Launching(keepsSpare: false, leastLaunchDeadlineMilliseconds: nil, eventLimit: nil)
-    }
-
     /// Performs one step of a script on the current keyboard: a gesture on the key a name
     /// finds (a label, a role name, `id:NAME`; see `TapStep`), a pause on the session's
     /// virtual clock, a new size. Unlike `tap`, a name no key has throws `.noSuchKey` (and an

@@ -10,7 +10,9 @@ public import KBText
 /// The document is the app's: a keyboard that fails takes nothing with it.
 /// Its marked text is committed as plain text, the failure is recorded (a
 /// keyboard that keeps failing is set aside), and the user lands on the
-/// keyboard used before, or on the built-in system keyboard.
+/// keyboard used before, or on the built-in system keyboard. Keyboards run apart
+/// from the user's data (`Apart`: `kbhost stress` and `profile`) go through the same
+/// life cycle, but nothing is recorded and the caller chooses each keyboard.
 public final class InputManager {
     /// What a front end hears.
     public enum Event: Equatable, Sendable {
@@ -33,7 +35,8 @@ public final class InputManager {
     }
 
     public let installation: Installation
-    public let store: SettingsStore
+    /// The user's settings; nil for keyboards apart (`Apart`), which read and write none.
+    public let store: SettingsStore?
     public let registry: KeyboardRegistry
     /// The focused field: its traits decide which keyboards may serve it.
     public private(set) var field: FieldContext
@@ -42,45 +45,61 @@ public final class InputManager {
     /// The keyboard this manager's field is pinned to, if any (see `Pin`): the settings then
     /// choose nothing and are never written.
     public let pin: Pin?
+    /// The keyboards this manager runs apart from the user's data, if it does (see `Apart`).
+    public let apart: Apart?
     /// How keyboards are started: for a person at a field, or for a script.
     public let launching: Launching
     /// The last keyboard that failed, and why, in full (`Event.keyboardFailed` carries the first line).
-    public private(set) var lastFailure: (id: String, reason: String)?
+    public var lastFailure: (id: String, reason: String)? { lastFailover.map { ($0.keyboardID, $0.reason) } }
+    /// The last failover in full: the keyboard's `KeyboardFailure` and what it committed.
+    public internal(set) var lastFailover: Failover?
     /// Events, on the caller's thread.
     public var onEvent: (Event) -> Void = { _ in }
     /// Called after this manager wrote a new current keyboard to the settings
     /// (the globe key): a front end tells a running daemon.
     public var onSettingsChanged: () -> Void = {}
 
-    public private(set) var currentID: String
+    public internal(set) var currentID: String
     /// The keyboard used before the current one: where the user lands if the current one fails.
-    public private(set) var previousID: String?
+    public internal(set) var previousID: String?
     /// The device's orientation (`rotate()`).
     public private(set) var landscape = false
 
-    private let sessions: SessionPool
+    let sessions: SessionPool
     /// The last keyboard that failed and where the user landed: it is not started
     /// again on the next focus, only when the user switches to it.
-    private var failedUntilSwitch: (failed: String, landed: String)?
+    var failedUntilSwitch: (failed: String, landed: String)?
     /// The document while the system keyboard serves it (a session holds it otherwise).
-    private var document: TextDocument
+    var document: TextDocument
+    /// Every extension process this manager started (`processesLeft`).
+    public internal(set) var processIDs: Set<Int32> = []
+    /// The largest footprint seen of each keyboard, in bytes (`notePeaks`).
+    public internal(set) var peakFootprints: [String: Int] = [:]
 
     /// A manager for one field. With a `pin`, that keyboard serves the field instead of the
     /// settings' current one, and the settings are read but never written.
-    public init(installation: Installation, store: SettingsStore, registry: KeyboardRegistry, field: FieldContext,
-                text: String = "", budget: Int, warmKeyboards: Int = 3, pin: Pin? = nil,
-                launching: Launching = .person) throws(SettingsError) {
+    public convenience init(installation: Installation, store: SettingsStore, registry: KeyboardRegistry, field: FieldContext,
+                            text: String = "", budget: Int, warmKeyboards: Int = 3, pin: Pin? = nil,
+                            launching: Launching = .person) throws(SettingsError) {
+        let settings = try store.load()
+        self.init(installation: installation, store: store, registry: registry, field: field, text: text, budget: budget,
+                  warmKeyboards: warmKeyboards, pin: pin, apart: nil, launching: launching,
+                  current: pin.map { $0.keyboard(for: field) } ?? InputModes.active(settings, registry: registry, field: field))
+    }
+
+    init(installation: Installation, store: SettingsStore?, registry: KeyboardRegistry, field: FieldContext, text: String,
+         budget: Int, warmKeyboards: Int, pin: Pin?, apart: Apart?, launching: Launching, current: String) {
         self.installation = installation
         self.store = store
         self.registry = registry
         self.field = field
         self.budget = budget
         self.pin = pin
+        self.apart = apart
         self.launching = launching
         sessions = SessionPool(limit: warmKeyboards)
         document = TextDocument(text: text, traits: field.traits)
-        let settings = try store.load()
-        currentID = pin.map { $0.keyboard(for: field) } ?? InputModes.active(settings, registry: registry, field: field)
+        currentID = current
     }
 
     /// Shows the current keyboard (call once, after setting `onEvent`).
@@ -97,8 +116,8 @@ public final class InputManager {
 
     /// Shows a keyboard: its session (started, or a warm one reused), or the system keyboard.
     public func activate(_ id: String) {
-        if let old = active, old.keyboard.identifier != id {
-            try? old.disappear()
+        if let old = active {  // the document moves with the user (and is the live one when `id` is already current)
+            if old.keyboard.identifier != id { try? old.disappear() }
             document = old.document
         }
         let changed = id != currentID
@@ -107,7 +126,7 @@ public final class InputManager {
         defer { if changed, currentID == id { onEvent(.currentChanged(id)) } }
         guard let entry = registry.entry(id), let loadable = entry.loadable else { return }
         do {
-            let settings = try store.load()
+            let settings = try store?.load()  // nil for keyboards apart
             let session: KeyboardSession
             if let existing = sessions[id], existing.failure == nil {
                 session = existing
@@ -115,36 +134,18 @@ public final class InputManager {
                 let doc = document
                 try session.editDocument { $0 = doc }
             } else {
-                var configuration = installation.processConfiguration
-                configuration.keepSpare = launching.keepsSpare
-                configuration.memoryBudgetBytes = budget
-                if let least = launching.leastLaunchDeadlineMilliseconds {
-                    configuration.launchDeadlineMilliseconds = max(configuration.launchDeadlineMilliseconds, least)
-                }
-                let pinned = pin?.keyboard == id ? pin : nil  // a pinned field has one input mode: its keyboard
-                session = try KeyboardSession(keyboard: loadable, document: document, configuration: configuration,
-                                              needsInputModeSwitchKey: pinned?.needsInputModeSwitchKey
-                                                  ?? InputModes.needsInputModeSwitchKey(settings, deviceDrawsGlobeKey: settings.deviceDrawsGlobeKey),
-                                              hasFullAccess: settings.fullAccess.contains(id),
-                                              inputModes: pinned == nil ? settings.enabled : nil,
-                                              access: KeyboardAccess(settings: settings, home: store.directory, keyboard: id))
-                session.eventLimit = launching.eventLimit
-                session.onAdvanceToNextInputMode = { [weak self] in try? self?.globe() }
-                session.onEdit = { [weak self, unowned session] edit, before in
-                    self?.onEvent(.edited(edit, before: before, after: session.document.buffer))
-                }
-                sessions.insert(session)
+                session = try launch(loadable, settings: settings ?? .fresh)
             }
             try session.appear()
         } catch {
-            fellBack(from: id, because: "\(error)")
+            fellBack(from: id, because: "\(error)", failure: error as? KeyboardFailure)
         }
     }
 
     /// The globe key: the next enabled keyboard the field may use, written to the settings.
     /// A pinned field stays on its keyboard (the keyboard asked; nothing is switched or written).
     public func globe() throws {
-        guard pin == nil else { return }
+        guard pin == nil, let store else { return }  // a pinned field, or keyboards apart: the caller chooses
         let restricted = registry.keyboards.allSatisfy { $0.isSystem || InputModes.ineligibility(of: $0, for: field) != nil }
         guard !restricted else {  // a password field: only the system keyboard, and the user's choice stays
             return activate(SystemKeyboard.identifier)
@@ -160,7 +161,7 @@ public final class InputManager {
     /// The daemon says the current keyboard is now `id` (changed elsewhere):
     /// follow it, unless this field may not use it (then the system keyboard).
     public func follow(current id: String) {
-        guard pin == nil else { return }  // a pinned field does not follow the settings
+        guard pin == nil, apart == nil else { return }  // a pinned field, or keyboards apart, follow no settings
         let allowed = registry.entry(id).map { InputModes.ineligibility(of: $0, for: field) == nil } ?? false
         let target = allowed ? id : SystemKeyboard.identifier
         if target != currentID {
@@ -178,8 +179,8 @@ public final class InputManager {
         self.field = field
         var next = TextDocument(traits: field.traits)
         next.buffer = text
-        var target = pin?.keyboard(for: field)
-            ?? (try? store.load()).map { InputModes.active($0, registry: registry, field: field) } ?? SystemKeyboard.identifier
+        var target = pin?.keyboard(for: field) ?? apart.map { _ in currentID }
+            ?? (try? store?.load()).map { InputModes.active($0, registry: registry, field: field) } ?? SystemKeyboard.identifier
         if let stay = failedUntilSwitch, stay.failed == target {
             let landed = registry.entry(stay.landed).map { InputModes.ineligibility(of: $0, for: field) == nil } ?? false
             target = landed ? stay.landed : SystemKeyboard.identifier
@@ -231,7 +232,7 @@ public final class InputManager {
     /// under the new grant. Sandboxes are fixed at launch, so a revocation
     /// reaches a running keyboard only this way.
     public func settingsChanged() {
-        guard let settings = try? store.load() else { return }
+        guard let settings = try? store?.load() else { return }
         var restart = false
         for session in sessions.all {
             let id = session.keyboard.identifier
@@ -356,34 +357,9 @@ public final class InputManager {
         }
     }
 
-    /// Ends every keyboard's session.
-    public func close() { sessions.closeAll() }
-
-    /// A keyboard failed: what it committed stays; the failure is recorded (a
-    /// keyboard that keeps failing is set aside); the user lands on the
-    /// previous keyboard if it may still start and serve this field, else the system one.
-    func fellBack(from id: String, because reason: String) {
-        if let failed = sessions.remove(id) {
-            document = failed.document  // its marked text became plain text
-            failed.close()
-        }
-        lastFailure = (id, reason)
-        let firstLine = String(reason.split(separator: "\n").first ?? "")
-        let now = Date().timeIntervalSince1970
-        // A pinned field writes nothing: its keyboard was the caller's choice, not the user's settings.
-        let settings: KeyboardSettings?
-        if pin == nil { settings = try? store.update { $0.recordFailure(of: id, reason: firstLine, at: now) } } else {
-            settings = try? store.load()
-        }
-        var landing = SystemKeyboard.identifier
-        if let previous = previousID, previous != id, let entry = registry.entry(previous),
-           InputModes.ineligibility(of: entry, for: field) == nil, settings?.mayStart(previous, at: now) ?? true {
-            landing = previous
-        }
-        currentID = id  // so that activate() records the failed one as previous
-        activate(landing)
-        failedUntilSwitch = (id, currentID)
-        onEvent(.keyboardFailed(id: id, reason: firstLine, setAside: settings?.failures[id]?.setAside == true,
-                                landedOn: currentID))
+    /// Ends every keyboard's session (their peak footprints noted first).
+    public func close() {
+        notePeaks()
+        sessions.closeAll()
     }
 }
