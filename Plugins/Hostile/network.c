@@ -44,14 +44,16 @@ void try_raw(hostile *self) { try_socket(self, "raw", AF_INET, SOCK_RAW, IPPROTO
 void try_packet(hostile *self) { try_socket(self, "packet", AF_PACKET, SOCK_RAW, htons(ETH_P_ALL)); }
 void try_netlink(hostile *self) { try_socket(self, "netlink", AF_NETLINK, SOCK_RAW, NETLINK_ROUTE); }
 
-/* An abstract Unix socket the tests listen on, outside the keyboard. */
+/* An abstract Unix socket the tests listen on, outside the keyboard: kbhost-hostile-test-PORT,
+   with the port "port N" names (so that two test runs on one machine never share it). */
 void try_abstract(hostile *self) {
     int fd = socket(AF_UNIX, SOCK_STREAM, 0);
     if (fd < 0) { report_errno(self, "abstract", errno); return; }
     struct sockaddr_un a = {.sun_family = AF_UNIX};
-    const char name[] = "kbhost-hostile-test";
-    memcpy(a.sun_path + 1, name, sizeof name - 1);
-    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + sizeof name - 1);
+    char name[64];
+    int n = snprintf(name, sizeof name, "kbhost-hostile-test-%d", port_from_document(self));
+    memcpy(a.sun_path + 1, name, (size_t)n);
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
     if (connect(fd, (struct sockaddr *)&a, len) < 0) { int e = errno; close(fd); report_errno(self, "abstract", e); return; }
     close(fd);
     report(self, "abstract", 1, "connected to @kbhost-hostile-test");

@@ -30,7 +30,9 @@ final class Listeners {
         let abstract = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         var u = sockaddr_un()
         u.sun_family = sa_family_t(AF_UNIX)
-        let name = Array("kbhost-hostile-test".utf8)
+        // Named after the TCP port (ephemeral, so unique while this scene holds it): two test
+        // runs on one machine never bind the same name.
+        let name = Array("kbhost-hostile-test-\(UInt16(bigEndian: a.sin_port))".utf8)
         withUnsafeMutableBytes(of: &u.sun_path) { p in for (i, b) in name.enumerated() { p[i + 1] = b } }
         let ulen = socklen_t(MemoryLayout<sa_family_t>.size + 1 + name.count)
         try Listeners.check(withUnsafePointer(to: &u) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(abstract, $0, ulen) } })
