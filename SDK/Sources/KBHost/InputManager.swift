@@ -83,6 +83,8 @@ public final class InputManager {
         currentID = pin.map { $0.keyboard(for: field) } ?? InputModes.active(settings, registry: registry, field: field)
     }
 
+    private var switching = false
+
     /// Shows the current keyboard (call once, after setting `onEvent`).
     public func start() { activate(currentID) }
 
@@ -96,7 +98,13 @@ public final class InputManager {
     public func name(_ id: String) -> String { registry.entry(id)?.manifest.displayName ?? id }
 
     /// Shows a keyboard: its session (started, or a warm one reused), or the system keyboard.
+    /// An advance a keyboard asks for while it disappears or appears here is ignored: it re-entered
+    /// this before the switch ended, deeper each time (red team 5: one asking in viewWillDisappear ended
+    /// attach and the IBus engine with a stack overflow, SIGSEGV).
     public func activate(_ id: String) {
+        let outer = !switching
+        switching = true
+        defer { if outer { switching = false } }
         if let old = active, old.keyboard.identifier != id {
             try? old.disappear()
             document = old.document
@@ -129,7 +137,7 @@ public final class InputManager {
                                               inputModes: pinned == nil ? settings.enabled : nil,
                                               access: KeyboardAccess(settings: settings, home: store.directory, keyboard: id))
                 session.eventLimit = launching.eventLimit
-                session.onAdvanceToNextInputMode = { [weak self] in try? self?.globe() }
+                session.onAdvanceToNextInputMode = { [weak self] in if self?.switching == false { try? self?.globe() } }
                 session.onEdit = { [weak self, unowned session] edit, before in
                     self?.onEvent(.edited(edit, before: before, after: session.document.buffer))
                 }
