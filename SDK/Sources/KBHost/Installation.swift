@@ -142,6 +142,8 @@ public struct Installation: Sendable {
         guard let real = Sys.realPath(plist) else {
             return ManifestError(file: plist, keyPath: nil, problem: "is a symbolic link that leads nowhere; the manifest must be a file in its bundle")
         }
+        // A FIFO or a device at the end: the manifest's reader refuses it by what it is.
+        guard let target = try? Sys.status(real), target.st_mode & S_IFMT == S_IFREG else { return nil }
         guard let realFolder = Sys.realPath(folder.isEmpty ? "." : folder),
               real.hasPrefix(realFolder == "/" ? "/" : realFolder + "/") else {
             return ManifestError(file: plist, keyPath: nil,
