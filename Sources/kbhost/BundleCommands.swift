@@ -16,6 +16,7 @@ struct Validate: ParsableCommand {
             let plist: String, manifest: KeyboardManifest, found: String?
             do {
                 plist = try KeyboardManifest.manifestPath(for: path)
+                if plist != path, let problem = Installation.manifestLinkProblem(plist) { throw problem }
                 manifest = try KeyboardManifest.load(contentsOf: plist)
                 found = try installation.library(for: manifest, allowProducts: true) ?? Installation.packageLibrary(for: manifest)
             } catch {
@@ -73,6 +74,7 @@ struct Install: ParsableCommand {
                 throw ManifestError(file: source, keyPath: nil,
                                     problem: "is a file, not a folder; install takes a keyboard bundle (a folder holding its Info.plist and its library)")
             }
+            if let problem = Installation.manifestLinkProblem(plist) { throw problem }
             manifest = try KeyboardManifest.load(contentsOf: plist)
             inBundle = try context.installation.library(for: manifest, allowProducts: false)
         } catch {

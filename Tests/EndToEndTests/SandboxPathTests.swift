@@ -109,4 +109,31 @@ extension SandboxTests {
         #expect(r.status == 4, "\(r.out)")
         #expect(r.err.contains("KBHostReadOnlyPaths") && r.err.contains("holds '\(key)', which not everyone may read"), "\(r.err)")
     }
+
+    /// Fifth red team: only a read path holding KBHOST_HOME was refused, not one inside it. With
+    /// KBHOST_HOME under /opt, a keyboard without open access listed another keyboard's container
+    /// in KBHostReadOnlyPaths and read it (a container's files are everyone's to read: umask 022).
+    /// The control: a folder under /opt outside KBHOST_HOME runs the keyboard.
+    @Test(.enabled(if: getuid() == 0, "needs to make folders under /opt (root; CI runs as root)"))
+    func aReadOnlyPathInsideTheSettingsFolderIsRefused() throws {
+        let w = try world()
+        let home = "/opt/kbhost-test-\(UUID().uuidString)", outside = "/opt/kbhost-test-\(UUID().uuidString)"
+        defer { for folder in [home, outside] { try? FileManager.default.removeItem(atPath: folder) } }
+        let victim = home + "/Containers/Keyboards/dev.example.Victim"
+        for folder in [victim, outside] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            _ = FileManager.default.createFile(atPath: folder + "/notes", contents: Data("notes".utf8), attributes: [.posixPermissions: 0o644])
+        }
+        let run = { (path: String) in
+            try w.makeBundle(id: "dev.example.Reader", library: "libNumberPadKeyboard.so", principal: "NumberPadViewController",
+                             extra: ["KBHostReadOnlyPaths": [path]])
+            return try w.run(["type", "--keyboard", "dev.example.Reader", "1"],
+                             extraEnvironment: env.merging(["KBHOST_KEYBOARDS": w.root + "/bundles", "KBHOST_HOME": home]) { $1 })
+        }
+        let control = try run(outside)
+        #expect(control.status == 0 && control.out == "1\n", "the control: a folder under /opt outside KBHOST_HOME: \(control.err)")
+        let r = try run(victim)
+        #expect(r.status == 4, "\(r.out)")
+        #expect(r.err.contains("KBHostReadOnlyPaths: \(victim) is inside kbhost's settings folder \(home)"), "\(r.err)")
+    }
 }

@@ -58,3 +58,39 @@ static const kbh_selector_v1 EditsInLifeCycle_selectors[] = {
 const kbh_class_v1 EditsInLifeCycle_class = {
     .name = "EditsInLifeCycle", .create = lifecycle_create, .selectors = EditsInLifeCycle_selectors, .selector_count = 4,
 };
+
+/* AdvanceInLifeCycle: asks for the next keyboard as it appears and as it disappears, as a hostile
+   keyboard may (red team 5: the front end re-entered its switch each time, until its stack
+   overflowed); its "1" types, its "G" asks for the next keyboard as a globe key does. */
+static void advance_now(lifecycle_keyboard *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    self->host->advance_to_next_input_mode(self->host->ctx);
+}
+
+static void advance_in_phase(lifecycle_keyboard *self, const kbh_selector_v1 *cmd, bool animated) {
+    (void)animated;
+    advance_now(self, cmd);
+}
+
+static void advance_did_load(lifecycle_keyboard *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    static const kbh_key_spec_v1 keys[] = {
+        {.label = "1", .action = "type:"},
+        {.label = "G", .role = KBH_ROLE_GLOBE, .action = "advance"},
+    };
+    kbh_row_spec_v1 rows[] = {{keys, 2}};
+    kbh_layout_v1 layout = {.rows = rows, .row_count = 1};
+    self->host->set_layout(self->host->ctx, &layout);
+}
+
+static const kbh_selector_v1 AdvanceInLifeCycle_selectors[] = {
+    {"viewDidLoad", "v@:", (void *)advance_did_load, NULL},
+    {"type:", "v@:@", (void *)lifecycle_type, NULL},
+    {"advance", "v@:", (void *)advance_now, NULL},
+    {"viewDidAppear:", "v@:B", (void *)advance_in_phase, NULL},
+    {"viewWillDisappear:", "v@:B", (void *)advance_in_phase, NULL},
+};
+
+const kbh_class_v1 AdvanceInLifeCycle_class = {
+    .name = "AdvanceInLifeCycle", .create = lifecycle_create, .selectors = AdvanceInLifeCycle_selectors, .selector_count = 5,
+};

@@ -199,7 +199,8 @@ public struct KeyboardAccess: Sendable {
     /// its containers (created here), open access as granted.
     func sandbox(for keyboard: LoadableKeyboard, openAccess: Bool) throws -> SandboxSpec {
         var reads = [(keyboard.libraryPath as NSString).deletingLastPathComponent, keyboard.manifest.bundleDirectory]
-        reads += try keyboard.manifest.readOnlyPaths.compactMap(KeyboardAccess.systemData)
+        let declared = try keyboard.manifest.readOnlyPaths.compactMap(KeyboardAccess.systemData)
+        reads += declared
         var spec = SandboxSpec(enabled: sandboxed, openAccess: openAccess, readPaths: Array(Set(reads)).sorted(),
                                allowMissing: allowMissing)
         if let home {
@@ -211,6 +212,11 @@ public struct KeyboardAccess: Sendable {
             if let wide = spec.readPaths.first(where: { settings == real($0) || settings.hasPrefix(real($0) + "/") }) {
                 throw SystemError("the keyboard's folder \(wide) holds kbhost's settings folder \(home), which the keyboard would "
                                   + "then read; keep KBHOST_HOME outside keyboards' bundles and build folders", errno: EPERM)
+            }
+            // Nor may the system data it names lie inside it (KBHOST_HOME under /opt: another keyboard's container).
+            if let inside = declared.first(where: { real($0).hasPrefix(settings == "/" ? "/" : settings + "/") }) {
+                throw SystemError("KBHostReadOnlyPaths: \(inside) is inside kbhost's settings folder \(home) (the settings, every "
+                                  + "keyboard's container), which the keyboard would then read", errno: EPERM)
             }
             spec.containerPath = containers.keyboard(keyboard.identifier)
             spec.groups = keyboard.manifest.ownedApplicationGroups.map { GroupContainer(name: $0, path: containers.group($0)) }

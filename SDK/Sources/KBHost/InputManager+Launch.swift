@@ -63,7 +63,7 @@ extension InputManager {
             }
         }
         session.eventLimit = launching.eventLimit
-        session.onAdvanceToNextInputMode = { [weak self] in try? self?.globe() }
+        session.onAdvanceToNextInputMode = { [weak self] in if self?.switching == false { try? self?.globe() } }
         processIDs.insert(session.pid)
         notePeaks()
         sessions.insert(session)

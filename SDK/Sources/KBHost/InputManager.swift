@@ -102,6 +102,9 @@ public final class InputManager {
         currentID = current
     }
 
+    /// True while `activate` runs: an advance a keyboard asks for then is ignored (see `activate`).
+    var switching = false
+
     /// Shows the current keyboard (call once, after setting `onEvent`).
     public func start() { activate(currentID) }
 
@@ -115,7 +118,13 @@ public final class InputManager {
     public func name(_ id: String) -> String { registry.entry(id)?.manifest.displayName ?? id }
 
     /// Shows a keyboard: its session (started, or a warm one reused), or the system keyboard.
+    /// An advance a keyboard asks for while it disappears or appears here is ignored: it re-entered
+    /// this before the switch ended, deeper each time (red team 5: one asking in viewWillDisappear ended
+    /// attach and the IBus engine with a stack overflow, SIGSEGV).
     public func activate(_ id: String) {
+        let outer = !switching
+        switching = true
+        defer { if outer { switching = false } }
         if let old = active {  // the document moves with the user (and is the live one when `id` is already current)
             if old.keyboard.identifier != id { try? old.disappear() }
             document = old.document

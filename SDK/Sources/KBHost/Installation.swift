@@ -130,6 +130,28 @@ public struct Installation: Sendable {
         return nil
     }
 
+    /// A bundle's manifest must lie inside it, as its library must. A symbolic link in its place
+    /// that leads outside would let whatever is there decide what kbhost reads as the keyboard:
+    /// a link into a keyboard's own container (`../../Containers/Keyboards/ID/…` from an
+    /// installed bundle) let that keyboard write a manifest naming another keyboard's identifier,
+    /// and take its open-access grant, its container and its groups. Nil for a file, or a link
+    /// that stays inside the bundle's folder (followed, compared by real paths, as for the library).
+    public static func manifestLinkProblem(_ plist: String) -> ManifestError? {
+        guard let st = try? Sys.linkStatus(plist), st.st_mode & S_IFMT == S_IFLNK else { return nil }
+        let folder = (plist as NSString).deletingLastPathComponent
+        guard let real = Sys.realPath(plist) else {
+            return ManifestError(file: plist, keyPath: nil, problem: "is a symbolic link that leads nowhere; the manifest must be a file in its bundle")
+        }
+        // A FIFO or a device at the end: the manifest's reader refuses it by what it is.
+        guard let target = try? Sys.status(real), target.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard let realFolder = Sys.realPath(folder.isEmpty ? "." : folder),
+              real.hasPrefix(realFolder == "/" ? "/" : realFolder + "/") else {
+            return ManifestError(file: plist, keyPath: nil,
+                                 problem: "is a symbolic link that leads outside its bundle (to '\(TerminalText.line(real))'); the manifest must be inside it")
+        }
+        return nil
+    }
+
     private enum Walk { case file, notAFile, linked, missing }
 
     /// What `relative` is under `bundle`, with lstat on the bundle and each component: a

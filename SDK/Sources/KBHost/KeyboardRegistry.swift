@@ -1,4 +1,5 @@
 public import Foundation
+import KBSystem
 
 /// Slots filled from many threads, each slot by exactly one.
 final class ParallelResults<T>: @unchecked Sendable {
@@ -99,6 +100,7 @@ public struct KeyboardRegistry: Sendable {
         DispatchQueue.concurrentPerform(iterations: toRead.count) { i in
             let c = toRead[i]
             results[i] = Result { () throws(ManifestError) -> KeyboardEntry in
+                if let problem = Installation.manifestLinkProblem(c.plist) { throw problem }
                 let manifest = try KeyboardManifest.load(contentsOf: c.plist)
                 let library = c.allowPackageBuild ? try installation.authorLibrary(for: manifest)
                                                   : try installation.library(for: manifest, allowProducts: c.allowProducts)
@@ -156,7 +158,8 @@ public struct KeyboardRegistry: Sendable {
                 let path = (folder as NSString).appendingPathComponent(name)
                 if name.hasSuffix(".plist") {
                     candidates.append(Candidate(plist: path, source: source, allowProducts: allowProducts, allowPackageBuild: allowPackageBuild))
-                } else if FileManager.default.fileExists(atPath: path + "/Info.plist") {
+                } else if FileManager.default.fileExists(atPath: path + "/Info.plist") || (try? Sys.linkStatus(path + "/Info.plist")) != nil {
+                    // (A link to nothing too: refused by name in discover, not skipped in silence.)
                     candidates.append(Candidate(plist: path + "/Info.plist", source: source, allowProducts: allowProducts,
                                                 allowPackageBuild: allowPackageBuild))
                 }
