@@ -143,5 +143,6 @@ HIDDEN void try_locks(hostile *self);
 HIDDEN void try_ofd_lock(hostile *self);
 HIDDEN void try_sockq(hostile *self);
 HIDDEN void try_fill(hostile *self);
+HIDDEN void try_read_file(hostile *self);
 
 #endif

@@ -52,6 +52,21 @@ void try_settings(hostile *self) {
 
 void try_home(hostile *self) { try_list(self, "home", "/root"); }
 void try_passwd(hostile *self) { try_read(self, "passwd", "/etc/passwd"); }
+
+/* Any file: the path after the last "file " before the insertion point (up to a space). */
+void try_read_file(hostile *self) {
+    const char *before = self->host->document_context_before_input(self->host->ctx);
+    const char *found = NULL;
+    for (const char *p = before ? before : ""; (p = strstr(p, "file ")); p += 5) found = p + 5;
+    char path[1024] = "/nonexistent";
+    if (found) {
+        size_t n = strcspn(found, " ");
+        if (n >= sizeof path) n = sizeof path - 1;
+        memcpy(path, found, n);
+        path[n] = 0;
+    }
+    try_read(self, "read-file", path);
+}
 void try_own(hostile *self) { try_write(self, "own", container(self), "note.txt"); }
 
 void try_group_write(hostile *self) { try_write(self, "group-write", group_dir(self), "hostile.txt"); }

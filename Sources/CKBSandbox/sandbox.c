@@ -165,9 +165,9 @@ static struct lib_dirs *system_paths(void) {
     static const char *const fixed[] = { "/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache",
                                          "/etc/localtime", "/sys/devices/system/cpu" };
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) add_path(d, fixed[i]);
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) { exe[n] = 0; add_dir_of(d, exe); }
+    // Not the worker's own folder (fifth red team, R5-3): nothing in it is needed once the worker
+    // runs (its libraries are elsewhere: their folders come next), and a folder of one's own such
+    // as ~/bin may hold private files, or KBHOST_HOME. The main program's entry has no name here.
     dl_iterate_phdr(collect_lib_dir, d);
     return d;
 }

@@ -8,6 +8,39 @@ import Testing
 
 /// The paths a keyboard's root is made of: its /tmp, and the system data its manifest names.
 extension SandboxTests {
+    /// The worker's own folder is not the keyboard's to read (fifth red team, R5-3): kbhost
+    /// installed in a folder of one's own (~/bin) holds private files beside it, or KBHOST_HOME.
+    /// A 0600 file beside kbhost-worker does not exist for a keyboard whose library is in its
+    /// bundle; the control reads it with the same attempt from a keyboard without the sandbox.
+    @Test func theWorkersFolderIsNotTheKeyboards() throws {
+        let root = "/var/tmp/kbhost-test-" + UUID().uuidString  // not under /tmp, which the keyboard's root replaces
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let bin = root + "/bin", bundle = root + "/bundles/Hostile"
+        for folder in [bin, bundle] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        try FileManager.default.copyItem(atPath: Fixtures.installation.productsDirectory + "/kbhost-worker", toPath: bin + "/kbhost-worker")
+        try FileManager.default.copyItem(atPath: Fixtures.installation.productsDirectory + "/libHostileKeyboard.so",
+                                         toPath: bundle + "/libHostileKeyboard.so")
+        try FileManager.default.copyItem(atPath: (Fixtures.installation.manifestsDirectory ?? "") + "/Hostile/Info.plist",
+                                         toPath: bundle + "/Info.plist")
+        let secret = bin + "/secret.txt"
+        #expect(FileManager.default.createFile(atPath: secret, contents: Data("secret".utf8), attributes: [.posixPermissions: 0o600]))
+        let w = try World()
+        let env = ["KBHOST_HOME": root + "/home", "KBHOST_PRODUCTS": bin, "KBHOST_MANIFESTS": root + "/none",
+                   "KBHOST_KEYBOARDS": root + "/bundles"]
+        let r = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "--text", "file \(secret) ", "read-file", "own"], extraEnvironment: env)
+        #expect(r.status == 0, "\(r.err)")
+        let o = Scene.outcomes(r.out)
+        #expect(o["own"]?.hasPrefix("allowed: wrote 6 bytes") == true, "the keyboard ran, sandboxed: \(r.out)")
+        #expect(o["read-file"] == SandboxTests.notHere, "\(o["read-file"] ?? "nothing")")
+        // The control: the file is there, and the same attempt without the sandbox reads it.
+        let session = try KeyboardSession(keyboard: try Fixtures.sample("dev.kbhost.Hostile"), document: TextDocument(text: "file \(secret) "),
+                                          configuration: Fixtures.configuration, access: KeyboardAccess(home: w.home, sandboxed: false))
+        defer { session.close() }
+        try session.appear()
+        try session.tap("read-file")
+        #expect(Scene.outcomes(session.document.text)["read-file"] == "allowed: read 6 bytes of \(secret)")
+    }
+
     /// With KBHOST_HOME outside /tmp, the keyboard's /tmp is its container's
     /// tmp. A link swapped in for that folder, again and again while keyboards
     /// start (the race between the host's check and the worker's mount), never
