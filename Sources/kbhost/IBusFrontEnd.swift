@@ -34,8 +34,8 @@ final class IBusFrontEnd {
     var engines: [UnsafeMutableRawPointer: EngineState] = [:]
     var focused: UnsafeMutableRawPointer?
     var subscription: LineChannel?
-    /// The settings' current keyboard when last looked at (without a daemon).
-    var lastSeenCurrent: String?
+    /// The settings when last looked at (without a daemon).
+    var lastSeen: KeyboardSettings?
     /// Keys pressed and handled, so that their releases are handled too.
     var handledPresses: Set<UInt32> = []
     /// The key held down (no release yet), and how many repeats it has sent.
@@ -342,12 +342,18 @@ final class IBusFrontEnd {
         guard let name = kbh_ibus_engine_name(engine).map({ String(cString: $0) }),
               name.hasPrefix(Self.followingEngine + ":") else { return }
         let id = String(name.dropFirst(Self.followingEngine.count + 1))
-        guard registry(has: id), (try? context.store.load())?.current != id else { return }
+        guard registry(has: id), let settings = try? context.store.load(), settings.current != id else { return }
+        // Only an enabled keyboard, as `kbhost set` (fifth red team, R5-4): IBus knows the source of a
+        // keyboard disabled since it was listed until it restarts, and any app may choose a source.
+        guard settings.enabled.contains(id), settings.failures[id]?.setAside != true else {
+            let why = settings.enabled.contains(id) ? "is set aside after failing" : "is not enabled"
+            notice = "⚠ \(context.name(id)) \(why) in kbhost (kbhost enable \(id)); keys go to the app"
+            Console.err("kbhost ibus: the source kbhost:\(TerminalText.line(id)) was chosen, but that keyboard \(why); keys go to the app")
+            if engine == focused { act { manager.follow(current: SystemKeyboard.identifier) } } else { refreshPanel() }
+            return
+        }
         do {
-            _ = try context.store.update { settings in
-                if !settings.enabled.contains(id) { settings.enabled.append(id) }
-                settings.current = id
-            }
+            _ = try context.store.update { $0.current = id }
             _ = DaemonClient.notify()
             if engine == focused { act { manager.follow(current: id) } }
         } catch {

@@ -12,7 +12,7 @@ extension IBusFrontEnd {
     func subscribe() {
         let me = Unmanaged.passUnretained(self).toOpaque()
         guard let channel = DaemonClient.subscribe() else {
-            lastSeenCurrent = (try? context.store.load())?.current
+            lastSeen = try? context.store.load()
             _ = kbh_ibus_timer(1000, { context in
                 IBusFrontEnd.from(context).checkWithoutDaemon() ? 1 : 0
             }, me)
@@ -34,13 +34,14 @@ extension IBusFrontEnd {
             subscribe()
             return false
         }
-        let current = (try? context.store.load())?.current
-        if current != lastSeenCurrent, let current {
-            lastSeenCurrent = current
-            notice = ""
-            manager.settingsChanged()
-            if focused != nil { act { manager.follow(current: current) } }  // else the next focus picks it
-        }
+        // Any change, not only the current keyboard's: a grant revoked or a keyboard disabled with
+        // no daemon to say so ends its process here too (fifth red team, R5-5).
+        guard let settings = try? context.store.load(), settings != lastSeen else { return true }
+        let currentChanged = settings.current != lastSeen?.current
+        lastSeen = settings
+        if currentChanged { notice = "" }
+        manager.settingsChanged()
+        if currentChanged, focused != nil { act { manager.follow(current: settings.current) } }  // else the next focus picks it
         return true
     }
 

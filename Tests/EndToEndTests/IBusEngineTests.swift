@@ -33,14 +33,18 @@ final class IBusWorld {
     var address: String { "unix:path=" + w.root + "/ibus.sock" }
 
     /// `setup`: kbhost commands run first (enable, set, install …).
-    init(_ setup: [[String]] = [], bundles: [(id: String, principal: String)] = [], serve: Bool = false) throws {
+    init(_ setup: [[String]] = [], bundles: [(id: String, principal: String)] = [], serve: Bool = false,
+         openAccess: Bool = false) throws {
         w = try World()
         env = ["KBHOST_HOME": w.home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!,
                "KBHOST_RUNTIME_DIR": w.root + "/run", "XDG_CONFIG_HOME": w.root + "/config",
                "XDG_CACHE_HOME": w.root + "/cache"]
         for bundle in bundles {
+            let extension_: [String: Any] = ["NSExtensionPointIdentifier": "com.apple.keyboard-service",
+                                              "NSExtensionPrincipalClass": bundle.principal,
+                                              "NSExtensionAttributes": ["IsASCIICapable": true, "RequestsOpenAccess": openAccess]]
             let path = try w.makeBundle(id: bundle.id, library: "libFaultKeyboards.so", principal: bundle.principal,
-                                        name: bundle.principal)
+                                        name: bundle.principal, extra: ["NSExtension": extension_])
             #expect(try w.run(["install", path], extraEnvironment: env).status == 0)
         }
         for command in setup {

@@ -282,6 +282,28 @@ static const kbh_class_v1 CrashInAdvance_class = {
     .name = "CrashInAdvance", .create = create, .selectors = CrashInAdvance_selectors, .selector_count = 3,
 };
 
+/* AccessOnKey: "a" types 1 while the keyboard has open access, 0 without (hasFullAccess, read
+   at each key): what a grant granted or revoked changes, seen from the keyboard. */
+static void did_load_access(fault *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    static kbh_key_spec_v1 keys[1];
+    keys[0] = (kbh_key_spec_v1){.label = "a", .action = "typeAccess"};
+    kbh_row_spec_v1 rows[] = {{keys, 1}};
+    kbh_layout_v1 layout = {.rows = rows, .row_count = 1};
+    self->host->set_layout(self->host->ctx, &layout);
+}
+static void type_access(fault *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    self->host->insert_text(self->host->ctx, self->host->has_full_access(self->host->ctx) ? "1" : "0");
+}
+static const kbh_selector_v1 AccessOnKey_selectors[] = {
+    {"viewDidLoad", "v@:", (void *)did_load_access, NULL},
+    {"typeAccess", "v@:", (void *)type_access, NULL},
+};
+static const kbh_class_v1 AccessOnKey_class = {
+    .name = "AccessOnKey", .create = create, .selectors = AccessOnKey_selectors, .selector_count = 2,
+};
+
 static const kbh_selector_v1 CrashOnTypedX_selectors[] = {
     {"viewDidLoad", "v@:", (void *)did_load_typed, NULL},
     {"insertLabel:", "v@:@", (void *)insert_label, NULL},
@@ -311,7 +333,7 @@ static const kbh_class_v1 *const classes[] = {
     &CacheOnKey_class, &MarkupLabels_class, &EditsInLifeCycle_class, &FarCursorMove_class,
     &RepliesAheadOnKey_class, &RepliesWhileIdleOnKey_class, &TinyEffectsFrameOnKey_class, &ClickFloodOnKey_class,
     &BigInsertOnKey_class, &BigLayoutOnKey_class, &BudgetLayoutOnKey_class, &HugeLayoutOnKey_class,
-    &BigLogOnKey_class, &ManyCandidates_class, &AdvanceInLifeCycle_class,
+    &BigLogOnKey_class, &ManyCandidates_class, &AdvanceInLifeCycle_class, &AccessOnKey_class,
 };
 
 static const kbh_plugin_v1 plugin = {
