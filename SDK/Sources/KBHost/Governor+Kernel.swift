@@ -4,25 +4,32 @@ import Synchronization
 
 extension Governor {
     /// The second thread: what every watched process holds outside its address space (file
-    /// locks, its sockets' queues, its files on a tmpfs), into its footprint at the next sample. It counts more
-    /// often the closer a process is to its budget (`assumedLockRate`), and ends one holding
-    /// more than `lockLimit` locks, whatever its budget.
+    /// locks, its sockets' queues, its files on a tmpfs), into its footprint at the next sample.
+    /// It counts more often the closer a process is to its budget (`assumedLockRate`, or
+    /// `assumedTouchRate` for files on a tmpfs; sockets at most every `socketCountInterval`), and
+    /// ends one holding more than `lockLimit` locks or `tmpfsEntryLimit` files, whatever its budget.
     func countKernelMemory() {
         while true {
-            let watched = state.withLock { $0.filter { $0.value.kill == nil }.map { ($0.key, $0.value.tmpfsFolders) } }
+            let start = Sys.monotonicNanoseconds()
+            let watched = state.withLock { watches in
+                watches.filter { $0.value.kill == nil }.map { pid, w in
+                    (pid, w.tmpfsFolders, w.countsSockets && start >= w.nextSocketCount ? nil : w.socketBytes)
+                }
+            }
             let pids = watched.map(\.0)
             guard !pids.isEmpty else {
                 kernelWake.wait()  // nothing to watch: sleep until something is
                 continue
             }
-            let counts = watched.map { pid, folders -> (pid: Int32, locks: Int, sockets: Int, files: (bytes: Int, entries: Int)) in
+            // Sockets: counted again when due (a keyboard with open access), else as last counted.
+            let counts = watched.map { pid, folders, socketsKnown -> (pid: Int32, locks: Int, sockets: Int, files: (bytes: Int, entries: Int)) in
                 var files = (bytes: 0, entries: 0)
                 for folder in folders {
                     guard let used = TmpfsUsage.usage(of: folder, limit: Governor.tmpfsEntryLimit + 1 - files.entries) else { continue }
                     files = (files.bytes + used.bytes, files.entries + used.entries)
                 }
                 guard let held = Descriptors.read(pid: pid) else { return (pid, 0, 0, files) }
-                return (pid, held.locks, SocketBuffers.bytes(of: held.inodes, in: pid), files)
+                return (pid, held.locks, socketsKnown ?? SocketBuffers.bytes(of: held.inodes, in: pid), files)
             }
             let now = Sys.monotonicNanoseconds()
             var interval = Governor.longestLockInterval
@@ -30,6 +37,7 @@ extension Governor {
                 var changed = false
                 for (pid, locks, sockets, files) in counts {
                     guard var w = watches[pid], w.kill == nil else { continue }
+                    if w.countsSockets && start >= w.nextSocketCount { w.nextSocketCount = now + Governor.socketCountInterval }
                     let lockBytes = locks * RecordLocks.bytesPerLock
                     if locks > Governor.lockLimit || files.entries > Governor.tmpfsEntryLimit {
                         let footprint = w.last - w.kernelBytes + lockBytes + sockets + files.bytes
@@ -47,8 +55,10 @@ extension Governor {
                         changed = true
                     }
                     watches[pid] = w
+                    // Files on a tmpfs fill as fast as memory; locks at most about 60 MB/s.
+                    let rate = w.tmpfsFolders.isEmpty ? Governor.assumedLockRate : Governor.assumedTouchRate
                     let headroom = Double(w.budget - max(w.last, w.kernelBytes))
-                    interval = min(interval, max(Int64(headroom / Governor.assumedLockRate), Governor.shortestLockInterval))
+                    interval = min(interval, max(Int64(headroom / rate), Governor.shortestLockInterval))
                 }
                 return changed
             }

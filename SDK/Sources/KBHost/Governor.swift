@@ -72,16 +72,19 @@ public final class Governor: @unchecked Sendable {
     static let assumedTouchRate = 2.5  // 2.5 GB/s
     static let shortestInterval: Int64 = 200_000      // 0.2 ms
     static let longestInterval: Int64 = 20_000_000    // 20 ms
-    /// The fastest a keyboard is assumed to fill kernel memory through its descriptors, in bytes
-    /// per ns: 300,000 file locks a second (60 MB/s) were measured with 200 files of 600 locks,
-    /// and 40 TCP sockets' send queues took 156 MB in about 0.2 s.
-    static let assumedLockRate = 2.5  // 2.5 GB/s, as `assumedTouchRate`
+    /// The fastest a keyboard is assumed to take file locks, in bytes of kernel memory per ns:
+    /// 300,000 a second (60 MB/s) were measured with 200 files of 600 locks.
+    static let assumedLockRate = 0.1  // 100 MB/s
     static let shortestLockInterval: Int64 = 2_000_000     // 2 ms
     static let longestLockInterval: Int64 = 100_000_000    // 100 ms
     /// The most file locks a keyboard may hold, whatever its budget: a count reads them all
     /// (about 2 ms per 1,000), and a program needs a handful (SQLite five per database,
     /// Anthy one). 12 MiB of kernel memory.
     public static let lockLimit = 65_536
+    /// How often, at most, an open-access keyboard's socket queues are counted: reading the
+    /// network's tables costs a millisecond, and a queue fills as fast as memory (40 TCP sockets'
+    /// send queues took 156 MB in about 0.2 s), so the kill can come late by that much.
+    static let socketCountInterval: Int64 = 50_000_000  // 50 ms
     /// The most files and folders a keyboard may keep in its containers when they are on a
     /// tmpfs: each count walks them all. 100 MiB of inodes and names alone.
     public static let tmpfsEntryLimit = 100_000
@@ -101,8 +104,14 @@ public final class Governor: @unchecked Sendable {
         var locks = 0
         /// What its sockets' queues held at the last count.
         var socketBytes = 0
-        /// Its folders on a tmpfs (`countFiles`), and what they held at the last count.
+        /// Its folders on a tmpfs (`countHeld`), and what they held at the last count.
         var tmpfsFolders: [String] = []
+        /// Whether it may have TCP or UDP sockets (open access: `countHeld`), and when their
+        /// queues are counted next. Reading the network's tables walks every bucket of its hash
+        /// tables (a millisecond a read here): without open access there is nothing to find,
+        /// and with it they are read at most every `socketCountInterval`.
+        var countsSockets = false
+        var nextSocketCount: Int64 = 0
         var tmpfsBytes = 0
         var tmpfsEntries = 0
         /// Memory it holds outside its address space, counted into its footprint.
@@ -138,13 +147,17 @@ public final class Governor: @unchecked Sendable {
         kernelWake.signal()
     }
 
-    /// Counts what the folders of a watched process that are on a tmpfs hold (its container,
-    /// and its groups' when it may write them) into its footprint; folders elsewhere are its
-    /// disk, not its memory.
-    public func countFiles(of pid: Int32, in folders: [String]) {
+    /// Counts what a watched process holds beyond its locks into its footprint: what its folders
+    /// that are on a tmpfs hold (its container, and its groups' when it may write them; folders
+    /// elsewhere are its disk, not its memory) and, with `sockets` (open access), its TCP and
+    /// UDP sockets' queues.
+    public func countHeld(of pid: Int32, folders: [String], sockets: Bool) {
         let onTmpfs = folders.filter { !$0.isEmpty && TmpfsUsage.isTmpfs($0) }
-        guard !onTmpfs.isEmpty else { return }
-        state.withLock { $0[pid]?.tmpfsFolders = onTmpfs }
+        guard !onTmpfs.isEmpty || sockets else { return }
+        state.withLock {
+            $0[pid]?.tmpfsFolders = onTmpfs
+            $0[pid]?.countsSockets = sockets
+        }
         kernelWake.signal()
     }
 

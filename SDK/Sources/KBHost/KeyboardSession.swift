@@ -146,8 +146,10 @@ public final class KeyboardSession {
         guard case .loaded(let loaded) = reply else {
             throw fail(violation("answered load with something other than loaded", phase: "load"))
         }
-        // Its folders on a tmpfs hold memory: the governor counts them into its footprint.
-        Governor.shared.countFiles(of: process.pid, in: [sandbox.containerPath] + (sandbox.openAccess ? sandbox.groups.map(\.path) : []))
+        // Its folders on a tmpfs, and with open access its sockets' queues, hold memory: the
+        // governor counts them into its footprint.
+        Governor.shared.countHeld(of: process.pid, folders: [sandbox.containerPath] + (sandbox.openAccess ? sandbox.groups.map(\.path) : []),
+                                  sockets: sandbox.openAccess)
         try apply(loaded.effects)
         try deliver(.lifecycle(.viewDidLoad, animated: false), phase: "viewDidLoad")
     }
