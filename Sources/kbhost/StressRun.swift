@@ -41,6 +41,13 @@ struct StressRun {
     private var timeline = Timeline()
     /// Keys known to insert exactly their label, per keyboard (learned on first tap).
     private var inserting: [String: [String: Bool]] = [:]
+    /// The fault keyboards still to inject in this round: each is injected once a round, in an
+    /// order the seed shuffles, so that a short or slow run meets every fault it was given (drawn
+    /// at random, a loaded 3 s run drew the leak and never the spike).
+    private var faultsLeft: [String] = []
+    /// The fault keyboards injected so far: a run too short or too slow for every one to come
+    /// round once injects the rest before it ends (its report then counts the time it took).
+    private var injected: Set<String> = []
     private var start: Int64 = 0
 
     private var elapsed: Double { Double(Sys.monotonicNanoseconds() - start) / 1e9 }
@@ -78,6 +85,9 @@ struct StressRun {
                 let due = Double(report.taps) / tapRate
                 if due > elapsed { usleep(UInt32(min((due - elapsed) * 1e6, 100_000))) }
             }
+        }
+        if nextFault < .infinity {
+            while injected.count < Set(faultKeyboards).count && !LongRun.wasInterrupted { injectFault() }
         }
         checkpoint()
         report.seconds = elapsed
@@ -148,7 +158,9 @@ struct StressRun {
 
     /// Switch to a fault keyboard, type a character, then press its bad key.
     private mutating func injectFault() {
-        let fault = faultKeyboards[Int.random(in: 0..<faultKeyboards.count, using: &random)]
+        if faultsLeft.isEmpty { faultsLeft = faultKeyboards.shuffled(using: &random) }
+        let fault = faultsLeft.removeFirst()
+        injected.insert(fault)
         let back = keyboards[Int.random(in: 0..<keyboards.count, using: &random)]
         activate(fault)
         if let s = manager.active, let boom = s.layout.key(named: "boom") {
