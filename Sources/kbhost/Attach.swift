@@ -90,10 +90,22 @@ final class AttachSession {
                 guard let n = bytes.withUnsafeMutableBytes({ try? Sys.readAvailable(0, into: $0) }), n > 0 else { break }
                 status = ""
                 for key in input.feed(Array(bytes[..<n])) where running { handle(key) }
+                keepAWindow()
             }
             render()  // also after a resize (poll returns early with EINTR) and once a second
         }
         manager.close()
+    }
+
+    /// The field keeps a window of its text around the cursor, as the IBus engine does: a
+    /// keyboard inserting megabytes a key grew attach by as much a key, outside any budget (red
+    /// team 3's F4; fifth red team, R5-6). The screen shows the text near the caret anyway.
+    static let keptAroundCursor = 16_384  // UTF-16 units each side; cut back past four times as much
+
+    func keepAWindow() {
+        let buffer = currentDocument.buffer
+        guard buffer.utf16Count > 4 * Self.keptAroundCursor, buffer.markedRange == nil else { return }
+        manager.appChanged(DocumentWindow.cut(from: buffer, limit: Self.keptAroundCursor).window.buffer)
     }
 
     /// Without a daemon (it went away, was never started, or dropped this

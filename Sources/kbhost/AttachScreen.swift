@@ -26,7 +26,9 @@ extension AttachSession {
         lines.append(header)
         let rule = String(repeating: "─", count: width)
         lines.append(rule)
-        lines.append(" " + Self.show(doc, masked: manager.field.traits.isSecureTextEntry))
+        // The text near the caret, so that the caret stays on the screen however long the text.
+        let near = DocumentWindow.cut(from: doc, limit: max(8, width / 2 - 4)).window
+        lines.append(" " + (near.truncatedBefore ? "…" : "") + Self.show(near.buffer, masked: manager.field.traits.isSecureTextEntry))
         lines.append(rule)
         if let session = active {
             if !session.layout.display.isEmpty { lines.append(" display: \(TerminalText.line(session.layout.display))") }

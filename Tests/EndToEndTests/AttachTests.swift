@@ -181,6 +181,36 @@ struct AttachInputTests {
 
 @Suite("attach falls back when a keyboard fails", .serialized)
 struct AttachFallbackTests {
+    /// attach keeps a window of the field's text around the cursor, and shows the part near the
+    /// caret: a keyboard inserting 2 MiB a key grew attach by as much a key, outside any budget
+    /// (fifth red team, R5-6), and past a screen's width the caret went off the screen.
+    @Test func aKeyboardTypingMegabytesAKeyDoesNotGrowAttach() throws {
+        let w = try World()
+        let bundle = try w.makeBundle(id: "dev.example.BigInsert", library: "libFaultKeyboards.so",
+                                      principal: "BigInsertOnKey", name: "BigInsert")
+        let env = ["KBHOST_HOME": w.home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!,
+                   "KBHOST_RUNTIME_DIR": w.root + "/run"]
+        #expect(try w.run(["install", bundle], extraEnvironment: env).status == 0)
+        _ = try w.run(["enable", "dev.example.BigInsert"], extraEnvironment: env)
+        _ = try w.run(["set", "dev.example.BigInsert"], extraEnvironment: env)
+        let t = try PseudoTerminalSession(arguments: ["attach"], environment: env)
+        #expect(t.waitFor("BigInsert (dev.example.BigInsert"))
+        t.type("!1")  // the control: one 2 MiB key, so everything is warm
+        #expect(t.waitFor("cdef1" + AttachTests.caret, seconds: 20), "the caret is on the screen")
+        let pid = t.process.processIdentifier
+        let before = FootprintReader(pid: pid)?.read()?.anonymous ?? 0
+        for i in 0..<12 {
+            t.type("!")
+            guard t.waitFor("cdef" + AttachTests.caret, seconds: 20) else { Issue.record("key \(i) did not arrive"); break }
+        }
+        t.type("2")
+        #expect(t.waitFor("cdef2" + AttachTests.caret, seconds: 20), "typing goes on where the text ends")
+        let after = FootprintReader(pid: pid)?.read()?.anonymous ?? 0
+        #expect(after - before < 12 << 20, "attach grew \((after - before) >> 20) MiB for 24 MiB typed")
+        t.press([27])
+        t.process.waitUntilExit()
+    }
+
     @Test func aCrashLandsTheUserOnThePreviousKeyboardWithTheTextKept() throws {
         let w = try World()
         // The crashing keyboard as an installed bundle.
