@@ -67,4 +67,25 @@ struct TmpfsUsageTests {
         let cut = try #require(TmpfsUsage.usage(of: root, limit: 2))
         #expect(cut.entries == 2, "the walk stops at its limit")
     }
+
+    @Test func aTreeDeeperThanTheWalkCountsAsFull() throws {
+        guard TmpfsUsage.isTmpfs("/dev/shm") else {
+            print("skipped: /dev/shm is not a tmpfs on this machine, and this test needs one")
+            return
+        }
+        let root = "/dev/shm/kbhost-deep-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        func nest(_ levels: Int) throws -> String {
+            let path = root + "/\(levels)" + String(repeating: "/d", count: levels)
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try Data(repeating: 7, count: 1 << 20).write(to: URL(fileURLWithPath: path + "/f"))
+            return root + "/\(levels)"
+        }
+        // Control: a file 60 folders down is walked to and counted.
+        let shallow = try #require(TmpfsUsage.usage(of: try nest(60), limit: 1000))
+        #expect(shallow.entries == 61 && shallow.bytes >= 1 << 20, "\(shallow)")
+        // 70 folders down the walk stops, and the tree counts as full rather than as nothing.
+        let deep = try #require(TmpfsUsage.usage(of: try nest(TmpfsUsage.maximumDepth + 6), limit: 1000))
+        #expect(deep.entries >= 1000, "\(deep)")
+    }
 }
