@@ -26,8 +26,8 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         if tmpfsEntries > Governor.tmpfsEntryLimit {
-            return String(format: "kept more than %d files and folders in its containers on a tmpfs, the most a keyboard may (%.1f MiB of memory counted by then; its memory budget is %.1f MiB)",
-                          Governor.tmpfsEntryLimit, mib(tmpfsBytes), mib(budget))
+            return String(format: "kept more than %d files and folders, or folders more than %d deep, in its containers on a tmpfs, the most a keyboard may (%.1f MiB of memory counted by then; its memory budget is %.1f MiB)",
+                          Governor.tmpfsEntryLimit, TmpfsUsage.maximumDepth, mib(tmpfsBytes), mib(budget))
         }
         if locks > Governor.lockLimit {
             return String(format: "held %d file locks, more than the %d a keyboard may hold (%.1f MiB of kernel memory; its memory budget is %.1f MiB, its footprint with them %.1f MiB)",
