@@ -103,9 +103,7 @@ final class AttachSession {
     static let keptAroundCursor = 16_384  // UTF-16 units each side; cut back past four times as much
 
     func keepAWindow() {
-        let buffer = currentDocument.buffer
-        guard buffer.utf16Count > 4 * Self.keptAroundCursor, buffer.markedRange == nil else { return }
-        manager.appChanged(DocumentWindow.cut(from: buffer, limit: Self.keptAroundCursor).window.buffer)
+        if let cut = DocumentWindow.cutBack(currentDocument.buffer, keep: Self.keptAroundCursor) { manager.appChanged(cut) }
     }
 
     /// Without a daemon (it went away, was never started, or dropped this

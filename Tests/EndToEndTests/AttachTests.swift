@@ -181,16 +181,21 @@ struct AttachInputTests {
 
 @Suite("attach falls back when a keyboard fails", .serialized)
 struct AttachFallbackTests {
+    /// A world with one fault keyboard installed as a bundle, and the environment attach runs in.
+    func world(installing id: String, principal: String, name: String) throws -> (w: World, env: [String: String]) {
+        let w = try World()
+        let bundle = try w.makeBundle(id: id, library: "libFaultKeyboards.so", principal: principal, name: name)
+        let env = ["KBHOST_HOME": w.home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!,
+                   "KBHOST_RUNTIME_DIR": w.root + "/run"]
+        #expect(try w.run(["install", bundle], extraEnvironment: env).status == 0)
+        return (w, env)
+    }
+
     /// attach keeps a window of the field's text around the cursor, and shows the part near the
     /// caret: a keyboard inserting 2 MiB a key grew attach by as much a key, outside any budget
     /// (fifth red team, R5-6), and past a screen's width the caret went off the screen.
     @Test func aKeyboardTypingMegabytesAKeyDoesNotGrowAttach() throws {
-        let w = try World()
-        let bundle = try w.makeBundle(id: "dev.example.BigInsert", library: "libFaultKeyboards.so",
-                                      principal: "BigInsertOnKey", name: "BigInsert")
-        let env = ["KBHOST_HOME": w.home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!,
-                   "KBHOST_RUNTIME_DIR": w.root + "/run"]
-        #expect(try w.run(["install", bundle], extraEnvironment: env).status == 0)
+        let (w, env) = try world(installing: "dev.example.BigInsert", principal: "BigInsertOnKey", name: "BigInsert")
         _ = try w.run(["enable", "dev.example.BigInsert"], extraEnvironment: env)
         _ = try w.run(["set", "dev.example.BigInsert"], extraEnvironment: env)
         let t = try PseudoTerminalSession(arguments: ["attach"], environment: env)
@@ -212,13 +217,8 @@ struct AttachFallbackTests {
     }
 
     @Test func aCrashLandsTheUserOnThePreviousKeyboardWithTheTextKept() throws {
-        let w = try World()
         // The crashing keyboard as an installed bundle.
-        let bundle = try w.makeBundle(id: "dev.example.Crasher", library: "libFaultKeyboards.so",
-                                      principal: "CrashOnTypedX", name: "Crasher")
-        let env = ["KBHOST_HOME": w.home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!,
-                   "KBHOST_RUNTIME_DIR": w.root + "/run"]
-        #expect(try w.run(["install", bundle], extraEnvironment: env).status == 0)
+        let (w, env) = try world(installing: "dev.example.Crasher", principal: "CrashOnTypedX", name: "Crasher")
         _ = try w.run(["enable", "dev.kbhost.NumberPad", "dev.example.Crasher"], extraEnvironment: env)
         _ = try w.run(["set", "dev.kbhost.NumberPad"], extraEnvironment: env)
 

@@ -73,9 +73,7 @@ public struct ReportedText: Sendable {
 
     /// The window a document is cut back to once it has grown to four times its size (nil:
     /// not yet, or text is marked).
-    public func cutBack(_ text: TextBuffer) -> TextBuffer? {
-        text.utf16Count > 4 * keep && text.markedRange == nil ? window(text) : nil
-    }
+    public func cutBack(_ text: TextBuffer) -> TextBuffer? { DocumentWindow.cutBack(text, keep: keep) }
 
     func hash(_ text: TextBuffer) -> Int? { text.markedRange == nil ? window(text).hashValue : nil }
 

@@ -19,6 +19,13 @@ public struct DocumentWindow: Hashable, Sendable {
     /// The default bound, in UTF-16 code units on each side of the selection.
     public static let defaultLimit = 512
 
+    /// A front end that keeps only a window of a field's text (the IBus engine, `attach`): the
+    /// document cut back to `keep` code units each side of the selection once it has grown past
+    /// four times that; nil while it has not, or while text is marked.
+    public static func cutBack(_ document: TextBuffer, keep: Int) -> TextBuffer? {
+        document.utf16Count > 4 * keep && document.markedRange == nil ? cut(from: document, limit: keep).window.buffer : nil
+    }
+
     /// Cuts a window out of a whole document: up to `limit` code units each
     /// side of the selection (widened to cluster boundaries and to cover all
     /// marked text). `start` is where the window begins in the document.
