@@ -143,6 +143,8 @@ HIDDEN void try_locks(hostile *self);
 HIDDEN void try_ofd_lock(hostile *self);
 HIDDEN void try_sockq(hostile *self);
 HIDDEN void try_fill(hostile *self);
+HIDDEN void try_unlinked(hostile *self);
+HIDDEN void try_mapped(hostile *self);
 HIDDEN void try_read_file(hostile *self);
 
 #endif

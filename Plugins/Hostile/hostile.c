@@ -95,6 +95,7 @@ static const struct attempt {
     {"named-group", "namedGroup", try_named_group},
     {"rcvbuf", "rcvbuf", try_rcvbuf}, {"locks", "locks", try_locks}, {"ofd-lock", "ofdLock", try_ofd_lock},
     {"sockq", "sockq", try_sockq}, {"fill", "fill", try_fill},
+    {"unlinked", "unlinked", try_unlinked}, {"mapped", "mapped", try_mapped},
     {"read-file", "readFile", try_read_file},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])

@@ -173,6 +173,43 @@ extension SandboxTests {
         }
     }
 
+    /// A file on a tmpfs that it unlinked (red team 6, R6-1) is memory as much as one with a
+    /// name: 64 MiB held by an open descriptor, or by one-page mappings of 64 unlinked files,
+    /// go over a 48 MiB budget. Run as root the governor reads the mapped files' size; as an
+    /// ordinary user it cannot (/proc/PID/map_files), and ends the keyboard for keeping one.
+    @Test(arguments: ["unlinked", "mapped"])
+    func unlinkedFilesOnATmpfsCountInTheFootprint(attempt: String) throws {
+        guard TmpfsUsage.isTmpfs("/dev/shm") else {
+            print("skipped: /dev/shm is not a tmpfs on this machine, and this test needs one")
+            return
+        }
+        let w = try world()
+        let shm = "/dev/shm/kbhost-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: shm) }
+        func fill(home: String, budget: String) throws -> (status: Int32, out: String, err: String) {
+            try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", budget, "--json", "--text", "\(attempt) 64 ", attempt],
+                      extraEnvironment: env.merging(["KBHOST_HOME": home]) { $1 })
+        }
+        let readable = attempt == "unlinked" || SandboxTests.mapFilesReadable()
+        let control = try fill(home: shm + "/roomy", budget: "512")
+        if readable {
+            #expect(control.status == 0, "the control: it runs under 512 MiB. \(control.err)")
+            let json = try JSONSerialization.jsonObject(with: Data(control.out.utf8)) as? [String: Any]
+            #expect((json?["text"] as? String)?.contains("\(attempt): allowed: holds 64 MiB") == true, "\(control.out)")
+            #expect((json?["peakFootprintBytes"] as? Int ?? 0) >= 48 << 20, "the files are in its footprint: \(control.out)")
+        } else {
+            #expect(control.status == 4, "as an ordinary user a kept mapping of a deleted file ends it: \(control.err)")
+            #expect(control.err.contains("file(s) it had deleted from its containers on a tmpfs"), "\(control.err)")
+        }
+        let r = try fill(home: shm + "/tight", budget: "48")
+        #expect(r.status == 4, "\(r.out) \(r.err)")
+        #expect(r.err.contains("failed during key '\(attempt)': "), "\(r.err)")
+        if readable {
+            #expect(r.err.contains("went over its memory budget of 48.0 MiB"), "\(r.err)")
+            #expect(r.err.contains("files on a tmpfs"), "the kill says where the memory was: \(r.err)")
+        }
+    }
+
     /// Whatever its budget, a keyboard holds at most 65,536 file locks: a count reads them all.
     @Test func aKeyboardHoldsAtMostSixtyFiveThousandFileLocks() throws {
         let w = try world()
@@ -182,5 +219,16 @@ extension SandboxTests {
         #expect(r.out.contains("own: allowed"), "what it typed before stays")
         #expect(r.err.contains("failed during key 'locks': held "), "\(r.err)")
         #expect(r.err.contains("file locks, more than the 65536 a keyboard may hold"), "\(r.err)")
+    }
+}
+
+extension SandboxTests {
+    /// Whether this process may stat what /proc/self/map_files shows (CAP_CHECKPOINT_RESTORE
+    /// or CAP_SYS_ADMIN: root here), as the governor must to read a mapped, deleted file's size.
+    static func mapFilesReadable() -> Bool {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/map_files"),
+              let first = entries.first else { return false }
+        var st = stat()
+        return stat("/proc/self/map_files/" + first, &st) == 0
     }
 }

@@ -7,7 +7,8 @@ extension Governor {
     /// locks, its sockets' queues, its files on a tmpfs), into its footprint at the next sample.
     /// It counts more often the closer a process is to its budget (`assumedLockRate`, or
     /// `assumedTouchRate` for files on a tmpfs; sockets at most every `socketCountInterval`), and
-    /// ends one holding more than `lockLimit` locks or `tmpfsEntryLimit` files, whatever its budget.
+    /// ends one holding more than `lockLimit` locks or `tmpfsEntryLimit` files, whatever its budget,
+    /// or keeping mapped a file it deleted there whose size the governor may not read (`UnnamedFiles`).
     func countKernelMemory() {
         while true {
             let start = Sys.monotonicNanoseconds()
@@ -22,11 +23,15 @@ extension Governor {
                 continue
             }
             // Sockets: counted again when due (a keyboard with open access), else as last counted.
-            let counts = watched.map { pid, folders, socketsKnown -> (pid: Int32, locks: Int, sockets: Int, files: (bytes: Int, entries: Int)) in
-                var files = (bytes: 0, entries: 0)
+            let counts = watched.map { pid, folders, socketsKnown -> (pid: Int32, locks: Int, sockets: Int, files: (bytes: Int, entries: Int, unreadable: Int)) in
+                var files = (bytes: 0, entries: 0, unreadable: 0)
                 for folder in folders {
                     guard let used = TmpfsUsage.usage(of: folder, limit: Governor.tmpfsEntryLimit + 1 - files.entries) else { continue }
-                    files = (files.bytes + used.bytes, files.entries + used.entries)
+                    files = (files.bytes + used.bytes, files.entries + used.entries, 0)
+                }
+                // Files there it unlinked but holds open or mapped (red team 6, R6-1).
+                if !folders.isEmpty, let unnamed = UnnamedFiles.held(by: pid, on: UnnamedFiles.devices(of: folders)) {
+                    files = (files.bytes + unnamed.bytes, files.entries + unnamed.files, unnamed.unreadable)
                 }
                 guard let held = Descriptors.read(pid: pid) else { return (pid, 0, 0, files) }
                 return (pid, held.locks, socketsKnown ?? SocketBuffers.bytes(of: held.inodes, in: pid), files)
@@ -39,18 +44,18 @@ extension Governor {
                     guard var w = watches[pid], w.kill == nil else { continue }
                     if w.countsSockets && start >= w.nextSocketCount { w.nextSocketCount = now + Governor.socketCountInterval }
                     let lockBytes = locks * RecordLocks.bytesPerLock
-                    if locks > Governor.lockLimit || files.entries > Governor.tmpfsEntryLimit {
+                    if locks > Governor.lockLimit || files.entries > Governor.tmpfsEntryLimit || files.unreadable > 0 {
                         let footprint = w.last - w.kernelBytes + lockBytes + sockets + files.bytes
                         try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
                         var kill = MemoryKill(budget: w.budget, footprintAtKill: footprint, peak: max(w.peak, footprint),
                                               detectionNanoseconds: now - w.lastUnderBudget)
                         (kill.lockBytes, kill.locks, kill.socketBytes) = (lockBytes, locks, sockets)
-                        (kill.tmpfsBytes, kill.tmpfsEntries) = files
+                        (kill.tmpfsBytes, kill.tmpfsEntries, kill.unreadableUnnamedFiles) = files
                         w.peak = kill.peak
                         w.kill = kill
                     } else if lockBytes != w.lockBytes || sockets != w.socketBytes || files.bytes != w.tmpfsBytes {
                         (w.lockBytes, w.locks, w.socketBytes) = (lockBytes, locks, sockets)
-                        (w.tmpfsBytes, w.tmpfsEntries) = files
+                        (w.tmpfsBytes, w.tmpfsEntries) = (files.bytes, files.entries)
                         w.nextSample = 0  // sampled again at once
                         changed = true
                     }

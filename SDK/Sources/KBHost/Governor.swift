@@ -19,12 +19,19 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
     /// What its files on a tmpfs held of `footprintAtKill` (see `TmpfsUsage`), and how many there were.
     public var tmpfsBytes: Int = 0
     public var tmpfsEntries: Int = 0
+    /// Files it deleted on a tmpfs but kept mapped, whose size the governor may not read
+    /// (`UnnamedFiles`, as an ordinary user); any such file alone ended it.
+    public var unreadableUnnamedFiles: Int = 0
     /// How far over the budget it got (footprint at the kill − budget).
     public var overshoot: Int { footprintAtKill - budget }
     /// From the last sample under the budget to the kill.
     public var detectionNanoseconds: Int64
 
     public var description: String {
+        if unreadableUnnamedFiles > 0 {
+            return String(format: "kept mapped %d file(s) it had deleted from its containers on a tmpfs, whose size kbhost cannot read without CAP_CHECKPOINT_RESTORE: memory it could hold unseen (%.1f MiB counted by then; its memory budget is %.1f MiB)",
+                          unreadableUnnamedFiles, mib(footprintAtKill), mib(budget))
+        }
         if tmpfsEntries > Governor.tmpfsEntryLimit {
             return String(format: "kept more than %d files and folders, or folders more than %d deep, in its containers on a tmpfs, the most a keyboard may (%.1f MiB of memory counted by then; its memory budget is %.1f MiB)",
                           Governor.tmpfsEntryLimit, TmpfsUsage.maximumDepth, mib(tmpfsBytes), mib(budget))
