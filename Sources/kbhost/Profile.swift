@@ -127,7 +127,8 @@ extension Profile {
     /// budget, and a mark where each would have killed the keyboard.
     static func chart(_ keyboard: String, footprints: [Int], overAfter: [String: Int]) -> Chart {
         var chart = Chart(title: "kbhost profile: \(keyboard), footprint after each tap",
-                          xTitle: "tap number (0: before the first tap)", yTitle: "footprint (MiB): anonymous + shared + swap + page tables")
+                          xTitle: "tap number (0: before the first tap)", yTitle: "footprint (MiB)")
+        chart.note = "footprint after each tap: anonymous + shared + swap + page tables; a dashed line per device profile's budget"
         chart.integerX = true
         chart.xExtent = Double(max(footprints.count - 1, 1))
         chart.series = [Chart.Series(name: keyboard, points: footprints.enumerated().map { (Double($0.offset), Double($0.element) / 1_048_576) })]
