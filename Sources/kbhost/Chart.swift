@@ -198,7 +198,7 @@ struct Chart {
             case .series(let i):
                 let color = Self.palette[i % Self.palette.count]
                 out += "<line x1=\"\(n(item.x))\" y1=\"\(n(ly - 4))\" x2=\"\(n(item.x + 16))\" y2=\"\(n(ly - 4))\" stroke=\"\(color)\" stroke-width=\"3\"/>\n"
-                    + "<circle cx=\"\(n(item.x + 8))\" cy=\"\(n(ly - 4))\" r=\"3.5\" fill=\"\(color)\" stroke=\"white\"/>\n"
+                    + (dotted.contains(i) ? "<circle cx=\"\(n(item.x + 8))\" cy=\"\(n(ly - 4))\" r=\"3.5\" fill=\"\(color)\" stroke=\"white\"/>\n" : "")
                 out += "<text x=\"\(n(item.x + 21))\" y=\"\(n(ly))\">\(KeyboardPicture.xml(item.name))</text>\n"
             case .mark(let i):
                 let style = markStyles[i]
