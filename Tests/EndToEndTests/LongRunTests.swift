@@ -103,6 +103,29 @@ struct LongRunTests {
         }
     }
 
+    /// The chart's folder went away during the run: the report still comes, then why the chart
+    /// could not be written, said as the check before the run says it (it was Foundation's "The
+    /// operation could not be completed. The file doesn't exist.").
+    @Test func aChartFolderGoneDuringTheRunIsSaidPlainlyAfterTheReport() throws {
+        let w = try World()
+        let folder = w.root + "/charts"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let process = Fixtures.kbhostProcess(["stress", "--duration", "2", "--svg", folder + "/s.svg"],
+                                             environment: w.environment.merging(Self.real.mapValues { $0 }) { $1 })
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        Thread.sleep(forTimeInterval: 1)
+        try FileManager.default.removeItem(atPath: folder)
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(stdout.contains("characters expected") && stdout.contains("timeline: not written"), "\(stdout)")
+        #expect(stderr.contains("kbhost: error: cannot write the chart \(folder)/s.svg: the folder \(folder) does not exist"), "\(stderr)")
+    }
+
     @Test func ctrlCEndsAStressRunWithTheReportAndTheChart() throws {
         let w = try World()
         let svg = w.root + "/stress.svg"
