@@ -27,13 +27,7 @@ final class ChartLayout: NSObject, XMLParserDelegate {
     private var series: String?
     private var text: (attributes: [String: String], string: String)?
 
-    static func read(_ svg: String) throws -> ChartLayout {
-        let layout = ChartLayout()
-        let parser = XMLParser(data: Data(svg.utf8))
-        parser.delegate = layout
-        #expect(parser.parse(), "well-formed SVG: \(String(describing: parser.parserError))")
-        return layout
-    }
+    static func read(_ svg: String) throws -> ChartLayout { parseSVG(svg, into: ChartLayout()) }
 
     static func textWidth(_ s: String, size: Double) -> Double {
         s.unicodeScalars.reduce(0) { $0 + ($1.value >= 0x1100 ? 1.0 : 0.6) } * size
@@ -101,6 +95,26 @@ final class ChartLayout: NSObject, XMLParserDelegate {
     }
 }
 
+/// Reads `svg` into `reader`, expecting it well formed.
+func parseSVG<Reader: XMLParserDelegate>(_ svg: String, into reader: Reader) -> Reader {
+    let parser = XMLParser(data: Data(svg.utf8))
+    parser.delegate = reader
+    #expect(parser.parse(), "well-formed SVG: \(String(describing: parser.parserError))")
+    return reader
+}
+
+extension World {
+    /// Installs the fault plugin's LeakOnKey (4 MiB a 'boom', never freed) as dev.example.Leak and
+    /// writes a script of `booms` taps of boom for `kbhost profile`; returns the script's path.
+    func leakingKeyboard(booms: Int) throws -> String {
+        let bundle = try makeBundle(id: "dev.example.Leak", library: "libFaultKeyboards.so", principal: "LeakOnKey")
+        #expect(try kbhost("install", bundle).status == 0)
+        let script = root + "/script.txt"
+        try Array(repeating: "boom", count: booms).joined(separator: " ").write(toFile: script, atomically: true, encoding: .utf8)
+        return script
+    }
+}
+
 /// The PNG's size, from its IHDR chunk.
 func pngSize(_ path: String) throws -> (width: Int, height: Int) {
     let data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -143,10 +157,7 @@ struct ChartLayoutTests {
 
     @Test func theProfileChartsLabelsKeepOffTheDataAndEachOther() throws {
         let w = try World()
-        let bundle = try w.makeBundle(id: "dev.example.Leak", library: "libFaultKeyboards.so", principal: "LeakOnKey")
-        #expect(try w.kbhost("install", bundle).status == 0)
-        let script = w.root + "/script.txt"
-        try Array(repeating: "boom", count: 28).joined(separator: " ").write(toFile: script, atomically: true, encoding: .utf8)
+        let script = try w.leakingKeyboard(booms: 28)
         let svg = w.root + "/p.svg"
         #expect(try w.kbhost("profile", "dev.example.Leak", "--script", script, "--svg", svg).status == 0)
         try check(svg, png: w.root + "/p.png")

@@ -17,13 +17,7 @@ final class ChartReader: NSObject, XMLParserDelegate {
     private var series: String?
     private var text: String?
 
-    static func read(_ svg: String) throws -> ChartReader {
-        let reader = ChartReader()
-        let parser = XMLParser(data: Data(svg.utf8))
-        parser.delegate = reader
-        #expect(parser.parse(), "well-formed SVG: \(String(describing: parser.parserError))")
-        return reader
-    }
+    static func read(_ svg: String) throws -> ChartReader { parseSVG(svg, into: ChartReader()) }
 
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
                 attributes: [String: String] = [:]) {
@@ -182,10 +176,7 @@ struct LongRunTests {
 
     @Test func profileChartHasALinePerDeviceProfileAndMarksTheKills() throws {
         let w = try World()
-        let bundle = try w.makeBundle(id: "dev.example.Leak", library: "libFaultKeyboards.so", principal: "LeakOnKey")
-        #expect(try w.kbhost("install", bundle).status == 0)
-        let script = w.root + "/script.txt"
-        try Array(repeating: "boom", count: 15).joined(separator: " ").write(toFile: script, atomically: true, encoding: .utf8)
+        let script = try w.leakingKeyboard(booms: 15)
         let svg = w.root + "/p.svg"
         let r = try w.kbhost("profile", "dev.example.Leak", "--script", script, "--svg", svg, "--fail-over", "tablet")
         #expect(r.status == 0, "tablet fits: \(r.err)")
