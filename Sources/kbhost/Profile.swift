@@ -14,8 +14,8 @@ struct Profile: ParsableCommand {
             The keyboard runs without a kill, so the whole script is measured; the report says where each \
             profile's budget would have ended it. A chart of the footprint after each tap, with each \
             profile's budget and the tap after which it would have killed the keyboard, is written as SVG. \
-            --fail-over PROFILE exits 1 when that profile would have killed it (for CI). Ctrl-C ends the \
-            script early; the report and the chart still come.
+            --fail-over PROFILE exits 1 when that profile would have killed it (for CI). On a terminal a \
+            progress line shows the tap it is at. Ctrl-C ends the script early; the report and the chart still come.
             """)
 
     @Argument(help: KeyboardName.one, completion: KeyboardName.completion) var keyboard: String
@@ -83,9 +83,20 @@ struct Profile: ParsableCommand {
         var peak = reader.read()?.total ?? 0
         var last = peak
         var footprints = [last]  // before the first tap, then after each
+        // A long script shows where it is on a terminal (every 0.5 s); redirected, nothing.
+        var progress = !json && Terminal.isTerminal(2) ? ProgressLine() : nil
+        let began = Sys.monotonicNanoseconds()
+        var nextProgress = 0.5
         for (i, step) in steps.enumerated() {
             if LongRun.wasInterrupted { break }
+            let now = Double(Sys.monotonicNanoseconds() - began) / 1e9
+            if progress != nil, now >= nextProgress {
+                nextProgress = now + 0.5
+                progress?.show(String(format: "tap %d of %d · footprint %.1f MiB · peak %.1f MiB · Ctrl-C ends it with the report",
+                                      i, steps.count, Double(last) / 1_048_576, Double(peak) / 1_048_576), at: now)
+            }
             do throws(SessionError) { try manager.perform(step) } catch {
+                progress?.finish()  // the error on a clean line
                 let status = if error.isNoSuchKeyOrAlternate { Kbhost.Exit.noSuchKey } else { Kbhost.Exit.keyboardFailed }
                 throw exitWithError("tap \(i + 1) of \(script): \(error)", status: status)
             }
@@ -93,6 +104,7 @@ struct Profile: ParsableCommand {
             peak = max(peak, last)
             footprints.append(last)
         }
+        progress?.finish()
         let overAfter = MemoryBudget.profiles.reduce(into: [String: Int]()) { $0[$1.name] = $1.overAfterTap(footprints) }
         let done = footprints.count - 1
         peak = max(peak, session.peakFootprint ?? 0)

@@ -195,38 +195,3 @@ struct LongRunTests {
         #expect(try w.kbhost("profile", "dev.example.Leak", "--script", script, "--fail-over", "watch").status == 64)
     }
 }
-
-
-@Suite("kbhost stress on a terminal")
-struct StressTerminalTests {
-    /// The progress line is redrawn in place and never wider than the terminal.
-    @Test(.timeLimit(.minutes(1))) func theProgressLineFitsANarrowTerminal() throws {
-        let w = try World()
-        let (master, slavePath) = try Terminal.openPseudoTerminal()
-        defer { close(master) }
-        var size = winsize(ws_row: 24, ws_col: 40, ws_xpixel: 0, ws_ypixel: 0)
-        #expect(ioctl(master, UInt(TIOCSWINSZ), &size) == 0)
-        let slave = try #require(FileHandle(forWritingAtPath: slavePath))
-        let process = Fixtures.kbhostProcess(["stress", "--duration", "1.3", "--svg", w.root + "/s.svg"],
-                                             environment: w.environment.merging(LongRunTests.real.mapValues { $0 }) { $1 })
-        process.standardOutput = Pipe()
-        process.standardError = slave
-        try process.run()
-        try slave.close()
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {  // until the last writer closes the terminal (EIO)
-            let n = read(master, &buffer, buffer.count)
-            if n <= 0 { break }
-            bytes += buffer.prefix(n)
-        }
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let text = String(decoding: bytes, as: UTF8.self)
-        #expect(text.contains("taps/s"), "\(text.debugDescription)")
-        let shown = text.replacingOccurrences(of: "\u{1B}[K", with: "").replacingOccurrences(of: "\u{1B}[0m", with: "")
-        for line in shown.split(whereSeparator: { $0 == "\r" || $0 == "\n" }) {
-            #expect(line.count < 40, "cut to the terminal's width: \(line.debugDescription)")
-        }
-    }
-}
