@@ -20,7 +20,8 @@ struct Chart {
         var color: String
     }
 
-    enum Shape: String { case triangle, cross, diamond, square, ring, plus }
+    /// `dash`: a piece of dashed line, for a legend entry that names a threshold rather than marks.
+    enum Shape: String { case triangle, cross, diamond, square, ring, plus, dash }
 
     /// How a kind of mark looks, and what the legend calls it.
     struct MarkStyle {
@@ -244,6 +245,9 @@ struct Chart {
             return "<rect\(cls) x=\"\(n(cx - s + 1))\" y=\"\(n(cy - s + 1))\" width=\"\(n(2 * s - 2))\" height=\"\(n(2 * s - 2))\" fill=\"\(color)\"/>\n"
         case .ring:
             return "<circle\(cls) cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"\(n(s - 0.5))\" stroke=\"\(color)\" stroke-width=\"2\" fill=\"white\"/>\n"
+        case .dash:
+            return "<path\(cls) d=\"M\(n(cx - 8)),\(n(cy)) L\(n(cx + 8)),\(n(cy))\" stroke=\"\(color)\" stroke-width=\"1.5\" "
+                + "stroke-dasharray=\"6,4\" fill=\"none\"/>\n"
         case .plus:
             return "<path\(cls) d=\"M\(n(cx - s)),\(n(cy)) L\(n(cx + s)),\(n(cy)) M\(n(cx)),\(n(cy - s)) L\(n(cx)),\(n(cy + s))\" "
                 + "stroke=\"\(color)\" stroke-width=\"2.5\" fill=\"none\"/>\n"

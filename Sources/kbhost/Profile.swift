@@ -111,7 +111,7 @@ struct Profile: ParsableCommand {
         let rows = Governor.profiles.map {
             Row(profile: $0.name, budgetBytes: $0.budget, fits: peak <= $0.budget, overAfterTap: overAfter[$0.name])
         }
-        let written = LongRun.write(Self.chart(keyboard, footprints: footprints, overAfter: overAfter).svg(), to: svg)
+        let written = LongRun.write(Self.chart(keyboard, footprints: footprints, peak: peak, overAfter: overAfter).svg(), to: svg)
         let result = Report(keyboard: keyboard, taps: done, scriptTaps: steps.count, interrupted: done < steps.count,
                             peakFootprintBytes: peak, finalFootprintBytes: last, profiles: rows)
         let failed = !written || (failOver.map { overAfter[$0] != nil } ?? false)
@@ -137,8 +137,10 @@ struct Profile: ParsableCommand {
 extension Profile {
     /// The profile chart: the footprint after each tap, each device profile's
     /// budget, and a mark where each would have killed the keyboard.
-    static func chart(_ keyboard: String, footprints: [Int], overAfter: [String: Int]) -> Chart {
-        var chart = Chart(title: "kbhost profile: \(keyboard), footprint after each tap",
+    /// `peak`: the report's peak (the kernel's high-water mark can be above every footprint read).
+    static func chart(_ keyboard: String, footprints: [Int], peak: Int, overAfter: [String: Int]) -> Chart {
+        var chart = Chart(title: "kbhost profile: \(keyboard), footprint after each tap"
+                              + String(format: ", peak %.2f MiB", Double(peak) / 1_048_576),
                           xTitle: "tap number (0: before the first tap)", yTitle: "footprint (MiB)")
         chart.note = "footprint after each tap: anonymous + shared + swap + page tables; a dashed line per device profile's budget"
         chart.integerX = true
@@ -149,7 +151,8 @@ extension Profile {
             let color = colors[i % colors.count]
             chart.thresholds.append(.init(label: "\(p.name) \(p.budget >> 20) MiB", value: Double(p.budget >> 20), color: color))
             let tap = overAfter[p.name]
-            chart.markStyles.append(.init(name: tap.map { "\(p.name) kills after tap \($0)" } ?? "\(p.name): fits", shape: .triangle, color: color))
+            chart.markStyles.append(.init(name: tap.map { "\(p.name) kills after tap \($0)" } ?? "\(p.name) (\(p.budget >> 20) MiB): fits",
+                                          shape: tap == nil ? .dash : .triangle, color: color))
             if let tap { chart.marks.append(.init(x: Double(tap), y: Double(footprints[tap]) / 1_048_576, style: i)) }
         }
         return chart

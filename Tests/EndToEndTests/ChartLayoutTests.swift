@@ -162,4 +162,22 @@ struct ChartLayoutTests {
         #expect(try w.kbhost("profile", "dev.example.Leak", "--script", script, "--svg", svg).status == 0)
         try check(svg, png: w.root + "/p.png")
     }
+
+    /// A profile's chart says without the report what the report says: the peak in its title,
+    /// and which profiles the keyboard fits (a dashed line in the legend, as their budgets are drawn).
+    @Test func theProfileChartSaysThePeakAndWhichProfilesFit() throws {
+        let w = try World()
+        let script = w.root + "/five.txt"
+        try "1 2 3 4 5".write(toFile: script, atomically: true, encoding: .utf8)
+        let svg = w.root + "/p.svg"
+        let r = try w.run(["profile", "dev.kbhost.NumberPad", "--script", script, "--svg", svg], extraEnvironment: LongRunTests.real)
+        #expect(r.status == 0, "\(r.err)")
+        let peak = try #require(r.out.firstMatch(of: /peak footprint ([0-9.]+) MiB/)?.1)
+        let chart = try ChartReader.read(try String(contentsOfFile: svg, encoding: .utf8))
+        #expect(chart.title == "kbhost profile: dev.kbhost.NumberPad, footprint after each tap, peak \(peak) MiB")
+        for fits in ["older-phone (48 MiB): fits", "recent-phone (77 MiB): fits", "tablet (90 MiB): fits"] {
+            #expect(chart.texts.contains(fits), "\(chart.texts)")
+        }
+        #expect(chart.marks.isEmpty)
+    }
 }
