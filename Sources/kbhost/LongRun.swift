@@ -42,6 +42,13 @@ enum LongRun {
     /// Fails at once (exit 64) when the chart could not be written at `path`:
     /// a folder, a missing or read-only folder, or a read-only file.
     static func checkWritable(_ path: String, option: String) throws {
+        if let problem = problem(writing: path) {
+            throw exitWithError("cannot write \(option) \(TerminalText.line(path)): \(problem)", status: Kbhost.Exit.usage)
+        }
+    }
+
+    /// Why a file could not be written at `path`, or nil when it could.
+    static func problem(writing path: String) -> String? {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
@@ -54,9 +61,7 @@ enum LongRun {
             } else if !Sys.isWritable(directory) {
                 "the folder \(directory) is not writable"
             } else { nil }
-        if let problem {
-            throw exitWithError("cannot write \(option) \(TerminalText.line(path)): \(problem)", status: Kbhost.Exit.usage)
-        }
+        return problem
     }
 
     /// Writes the chart; a failure (the folder went away during the run) is an
@@ -66,7 +71,9 @@ enum LongRun {
             try svg.write(toFile: path, atomically: true, encoding: .utf8)
             return true
         } catch {
-            Console.err("kbhost: error: cannot write the chart \(TerminalText.line(path)): \(error.localizedDescription)")
+            // Said as the check before the run says it (Foundation's "The operation could not be completed").
+            let why = problem(writing: path) ?? error.localizedDescription
+            Console.err("kbhost: error: cannot write the chart \(TerminalText.line(path)): \(why)")
             return false
         }
     }

@@ -14,8 +14,8 @@ struct Profile: ParsableCommand {
             The keyboard runs without a kill, so the whole script is measured; the report says where each \
             profile's budget would have ended it. A chart of the footprint after each tap, with each \
             profile's budget and the tap after which it would have killed the keyboard, is written as SVG. \
-            --fail-over PROFILE exits 1 when that profile would have killed it (for CI). Ctrl-C ends the \
-            script early; the report and the chart still come.
+            --fail-over PROFILE exits 1 when that profile would have killed it (for CI). On a terminal a \
+            progress line shows the tap it is at. Ctrl-C ends the script early; the report and the chart still come.
             """)
 
     @Argument(help: KeyboardName.one, completion: KeyboardName.completion) var keyboard: String
@@ -83,9 +83,20 @@ struct Profile: ParsableCommand {
         var peak = reader.read()?.total ?? 0
         var last = peak
         var footprints = [last]  // before the first tap, then after each
+        // A long script shows where it is on a terminal (every 0.5 s); redirected, nothing.
+        var progress = !json && Terminal.isTerminal(2) ? ProgressLine() : nil
+        let began = Sys.monotonicNanoseconds()
+        var nextProgress = 0.5
         for (i, step) in steps.enumerated() {
             if LongRun.wasInterrupted { break }
+            let now = Double(Sys.monotonicNanoseconds() - began) / 1e9
+            if progress != nil, now >= nextProgress {
+                nextProgress = now + 0.5
+                progress?.show(String(format: "tap %d of %d · footprint %.1f MiB · peak %.1f MiB · Ctrl-C ends it with the report",
+                                      i, steps.count, Double(last) / 1_048_576, Double(peak) / 1_048_576), at: now)
+            }
             do throws(SessionError) { try manager.perform(step) } catch {
+                progress?.finish()  // the error on a clean line
                 let status = if error.isNoSuchKeyOrAlternate { Kbhost.Exit.noSuchKey } else { Kbhost.Exit.keyboardFailed }
                 throw exitWithError("tap \(i + 1) of \(script): \(error)", status: status)
             }
@@ -93,13 +104,14 @@ struct Profile: ParsableCommand {
             peak = max(peak, last)
             footprints.append(last)
         }
+        progress?.finish()
         let overAfter = MemoryBudget.profiles.reduce(into: [String: Int]()) { $0[$1.name] = $1.overAfterTap(footprints) }
         let done = footprints.count - 1
         peak = max(peak, session.peakFootprint ?? 0)
         let rows = Governor.profiles.map {
             Row(profile: $0.name, budgetBytes: $0.budget, fits: peak <= $0.budget, overAfterTap: overAfter[$0.name])
         }
-        let written = LongRun.write(Self.chart(keyboard, footprints: footprints, overAfter: overAfter).svg(), to: svg)
+        let written = LongRun.write(Self.chart(keyboard, footprints: footprints, peak: peak, overAfter: overAfter).svg(), to: svg)
         let result = Report(keyboard: keyboard, taps: done, scriptTaps: steps.count, interrupted: done < steps.count,
                             peakFootprintBytes: peak, finalFootprintBytes: last, profiles: rows)
         let failed = !written || (failOver.map { overAfter[$0] != nil } ?? false)
@@ -125,9 +137,12 @@ struct Profile: ParsableCommand {
 extension Profile {
     /// The profile chart: the footprint after each tap, each device profile's
     /// budget, and a mark where each would have killed the keyboard.
-    static func chart(_ keyboard: String, footprints: [Int], overAfter: [String: Int]) -> Chart {
-        var chart = Chart(title: "kbhost profile: \(keyboard), footprint after each tap",
-                          xTitle: "tap number (0: before the first tap)", yTitle: "footprint (MiB): anonymous + shared + swap + page tables")
+    /// `peak`: the report's peak (the kernel's high-water mark can be above every footprint read).
+    static func chart(_ keyboard: String, footprints: [Int], peak: Int, overAfter: [String: Int]) -> Chart {
+        var chart = Chart(title: "kbhost profile: \(keyboard), footprint after each tap"
+                              + String(format: ", peak %.2f MiB", Double(peak) / 1_048_576),
+                          xTitle: "tap number (0: before the first tap)", yTitle: "footprint (MiB)")
+        chart.note = "footprint after each tap: anonymous + shared + swap + page tables; a dashed line per device profile's budget"
         chart.integerX = true
         chart.xExtent = Double(max(footprints.count - 1, 1))
         chart.series = [Chart.Series(name: keyboard, points: footprints.enumerated().map { (Double($0.offset), Double($0.element) / 1_048_576) })]
@@ -136,7 +151,8 @@ extension Profile {
             let color = colors[i % colors.count]
             chart.thresholds.append(.init(label: "\(p.name) \(p.budget >> 20) MiB", value: Double(p.budget >> 20), color: color))
             let tap = overAfter[p.name]
-            chart.markStyles.append(.init(name: tap.map { "\(p.name) kills after tap \($0)" } ?? "\(p.name): fits", shape: .triangle, color: color))
+            chart.markStyles.append(.init(name: tap.map { "\(p.name) kills after tap \($0)" } ?? "\(p.name) (\(p.budget >> 20) MiB): fits",
+                                          shape: tap == nil ? .dash : .triangle, color: color))
             if let tap { chart.marks.append(.init(x: Double(tap), y: Double(footprints[tap]) / 1_048_576, style: i)) }
         }
         return chart

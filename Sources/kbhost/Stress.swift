@@ -9,8 +9,8 @@ struct Stress: ParsableCommand {
         discussion: """
             Taps go to keys that insert their label, so every acknowledged tap's text must be in the \
             document: the run fails (exit 1) if a character is lost or added, or a child process is left. \
-            A keyboard that composes (marked text, as Kana's romaji) is refused (exit 7): its keys do not \
-            insert their labels. Ctrl-C ends the run early; the report and the chart still come. \
+            The field asks for no auto-capitals and no autocorrection. A keyboard that composes (marked \
+            text, as Kana's romaji), or none of whose keys types its label (Calculator), is refused (exit 7). Ctrl-C ends the run early; the report and the chart still come. \
             Faults (fault keyboards in the rotation, whose 'boom' key misbehaves): \
             \(StressFault.allCases.map(\.rawValue).joined(separator: ", ")).
             """)
@@ -58,7 +58,7 @@ struct Stress: ParsableCommand {
                                         installation: context.installation, budget: bytes, launching: launching)
             } catch { throw exitWithError("\(error)", status: Kbhost.Exit.refused) }  // only the system keyboard's identifier
         }
-        for keyboard in rotation { try StressProbe.refuseComposing(try manager([keyboard])) }
+        for keyboard in rotation { try StressProbe.refuseUncountable(try manager([keyboard])) }
         var run = StressRun(keyboards: rotation, faultKeyboards: faultKeyboards, manager: try manager(rotation + faultKeyboards),
                             duration: duration, tapRate: tapRate, switchRate: switchRate, faultRate: faultRate, seed: seed,
                             progress: !json)

@@ -17,7 +17,8 @@ struct Timeline {
     /// budget, a mark per kill by reason.
     func chart(budget: Int, seconds: Double) -> Chart {
         var chart = Chart(title: "kbhost stress: keyboard footprint over time" + (budget > 0 ? ", budget \(budget >> 20) MiB" : ""),
-                          xTitle: "time since the start (s)", yTitle: "footprint (MiB): anonymous + shared + swap + page tables")
+                          xTitle: "time since the start (s)", yTitle: "footprint (MiB)")
+        chart.note = "footprint: each keyboard process's anonymous + shared + swap + page tables, read about every 10 ms while it is shown"
         chart.xExtent = seconds
         // A line per keyboard with a footprint read; a kill of one never read is still marked.
         let ids = Array(Set(points.map(\.keyboard))).sorted()

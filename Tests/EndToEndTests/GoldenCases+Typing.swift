@@ -74,8 +74,9 @@ extension GoldenCase {
             "kbhost stress --duration 1 --svg $ROOT/s.svg",
             "kbhost stress --duration 1 --svg $ROOT/s.svg --json --keyboard dev.kbhost.NumberPad",
         ], variable: Variable.stress),
-        GoldenCase("stress-refused", "stress refuses before running: a composing keyboard (7), an unwritable chart and bad values (64)", [
+        GoldenCase("stress-refused", "stress refuses before running: a keyboard it cannot count (7), an unwritable chart and bad values (64)", [
             "kbhost stress --keyboard dev.kbhost.Kana --duration 1 --svg $ROOT/k.svg",
+            "kbhost stress --keyboard dev.kbhost.Calculator --duration 1 --svg $ROOT/c.svg",
             "kbhost stress --duration 1 --svg $ROOT/no-folder/s.svg",
             "kbhost stress --keyboard dev.example.Nope --duration 1",
             "kbhost stress --faults lightning --duration 1",

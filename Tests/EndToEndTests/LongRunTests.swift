@@ -17,13 +17,7 @@ final class ChartReader: NSObject, XMLParserDelegate {
     private var series: String?
     private var text: String?
 
-    static func read(_ svg: String) throws -> ChartReader {
-        let reader = ChartReader()
-        let parser = XMLParser(data: Data(svg.utf8))
-        parser.delegate = reader
-        #expect(parser.parse(), "well-formed SVG: \(String(describing: parser.parserError))")
-        return reader
-    }
+    static func read(_ svg: String) throws -> ChartReader { parseSVG(svg, into: ChartReader()) }
 
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
                 attributes: [String: String] = [:]) {
@@ -103,6 +97,29 @@ struct LongRunTests {
         }
     }
 
+    /// The chart's folder went away during the run: the report still comes, then why the chart
+    /// could not be written, said as the check before the run says it (it was Foundation's "The
+    /// operation could not be completed. The file doesn't exist.").
+    @Test func aChartFolderGoneDuringTheRunIsSaidPlainlyAfterTheReport() throws {
+        let w = try World()
+        let folder = w.root + "/charts"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let process = Fixtures.kbhostProcess(["stress", "--duration", "2", "--svg", folder + "/s.svg"],
+                                             environment: w.environment.merging(Self.real.mapValues { $0 }) { $1 })
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        Thread.sleep(forTimeInterval: 1)
+        try FileManager.default.removeItem(atPath: folder)
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(stdout.contains("characters expected") && stdout.contains("timeline: not written"), "\(stdout)")
+        #expect(stderr.contains("kbhost: error: cannot write the chart \(folder)/s.svg: the folder \(folder) does not exist"), "\(stderr)")
+    }
+
     @Test func ctrlCEndsAStressRunWithTheReportAndTheChart() throws {
         let w = try World()
         let svg = w.root + "/stress.svg"
@@ -159,10 +176,7 @@ struct LongRunTests {
 
     @Test func profileChartHasALinePerDeviceProfileAndMarksTheKills() throws {
         let w = try World()
-        let bundle = try w.makeBundle(id: "dev.example.Leak", library: "libFaultKeyboards.so", principal: "LeakOnKey")
-        #expect(try w.kbhost("install", bundle).status == 0)
-        let script = w.root + "/script.txt"
-        try Array(repeating: "boom", count: 15).joined(separator: " ").write(toFile: script, atomically: true, encoding: .utf8)
+        let script = try w.leakingKeyboard(booms: 15)
         let svg = w.root + "/p.svg"
         let r = try w.kbhost("profile", "dev.example.Leak", "--script", script, "--svg", svg, "--fail-over", "tablet")
         #expect(r.status == 0, "tablet fits: \(r.err)")
@@ -179,40 +193,5 @@ struct LongRunTests {
         #expect(failing.status == 1, "older-phone would have killed it")
         #expect(failing.err.contains("older-phone would have killed dev.example.Leak after tap"), "\(failing.err)")
         #expect(try w.kbhost("profile", "dev.example.Leak", "--script", script, "--fail-over", "watch").status == 64)
-    }
-}
-
-
-@Suite("kbhost stress on a terminal")
-struct StressTerminalTests {
-    /// The progress line is redrawn in place and never wider than the terminal.
-    @Test(.timeLimit(.minutes(1))) func theProgressLineFitsANarrowTerminal() throws {
-        let w = try World()
-        let (master, slavePath) = try Terminal.openPseudoTerminal()
-        defer { close(master) }
-        var size = winsize(ws_row: 24, ws_col: 40, ws_xpixel: 0, ws_ypixel: 0)
-        #expect(ioctl(master, UInt(TIOCSWINSZ), &size) == 0)
-        let slave = try #require(FileHandle(forWritingAtPath: slavePath))
-        let process = Fixtures.kbhostProcess(["stress", "--duration", "1.3", "--svg", w.root + "/s.svg"],
-                                             environment: w.environment.merging(LongRunTests.real.mapValues { $0 }) { $1 })
-        process.standardOutput = Pipe()
-        process.standardError = slave
-        try process.run()
-        try slave.close()
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {  // until the last writer closes the terminal (EIO)
-            let n = read(master, &buffer, buffer.count)
-            if n <= 0 { break }
-            bytes += buffer.prefix(n)
-        }
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let text = String(decoding: bytes, as: UTF8.self)
-        #expect(text.contains("taps/s"), "\(text.debugDescription)")
-        let shown = text.replacingOccurrences(of: "\u{1B}[K", with: "").replacingOccurrences(of: "\u{1B}[0m", with: "")
-        for line in shown.split(whereSeparator: { $0 == "\r" || $0 == "\n" }) {
-            #expect(line.count < 40, "cut to the terminal's width: \(line.debugDescription)")
-        }
     }
 }
