@@ -130,3 +130,21 @@ extension CommandFailureTests {
         #expect(r.err.hasPrefix(shown[..<upToTheFigures]), "\(r.err) against README's \(shown)")
     }
 }
+
+extension CommandFailureTests {
+    /// An App Group no keyboard declares and nothing wrote is most likely mistyped: a warning with the
+    /// closest declared group, and the command still runs (an app may write before its keyboard is installed).
+    @Test func aMistypedAppGroupGetsTheClosestDeclaredOne() throws {
+        let w = try World()
+        let typo = try w.run(["defaults", "group.dev.kbhost.Hostle", "read"], extraEnvironment: real)
+        #expect(typo.status == 0)
+        #expect(typo.err == "kbhost: warning: no keyboard declares the App Group 'group.dev.kbhost.Hostle' and it has no data yet;"
+                + " did you mean group.dev.kbhost.Hostile?\n")
+        let declared = try w.run(["defaults", "group.dev.kbhost.Hostile", "read"], extraEnvironment: real)
+        #expect(declared.status == 0 && declared.err.isEmpty, "the control, a declared group: \(declared.err)")
+        let written = try w.run(["defaults", "group.com.example.app", "write", "k", "v"], extraEnvironment: real)
+        #expect(written.status == 0 && written.err.contains("no keyboard declares"), "\(written.err)")
+        let again = try w.run(["defaults", "group.com.example.app", "read", "k"], extraEnvironment: real)
+        #expect(again.out == "v\n" && again.err.isEmpty, "once written the group is known: \(again.err)")
+    }
+}

@@ -29,7 +29,7 @@ extension GoldenCase {
         GoldenCase("did-you-mean", "mistyped keyboards and commands get the closest names", [
             "kbhost set calculater", "kbhost enable dev.kbhost.Sciense", "kbhost type --keyboard numberpad 4",
             "kbhost lsit", "kbhost enabel Calculator", "kbhost profile kanna --script $ROOT/none",
-            "kbhost ibus instal", "kbhost help ibus engine",
+            "kbhost ibus instal", "kbhost help ibus engine", "kbhost defaults group.dev.kbhost.Hostle read",
         ]),
         GoldenCase("display-name-shared", "a display name two keyboards have is refused with both identifiers (3)", [
             "KBHOST_KEYBOARDS=$ROOT/more kbhost enable calculator",
