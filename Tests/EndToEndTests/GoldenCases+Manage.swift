@@ -20,7 +20,7 @@ extension GoldenCase {
         GoldenCase("enable-set-next-current", "enable by display name, set, current in its three forms, the globe key", [
             "kbhost enable Calculator science", "kbhost list", "kbhost set calculator", "kbhost current",
             "kbhost current --verbose", "kbhost current --json", "kbhost next", "kbhost next --verbose", "kbhost next --json",
-            "kbhost set dev.kbhost.Science --verbose",
+            "kbhost set dev.kbhost.Science --verbose", "kbhost set system --json",
         ]),
         GoldenCase("next-skips-for-the-field", "next skips keyboards the focused field may not use", [
             "kbhost enable dev.kbhost.Kana dev.kbhost.Calculator", "kbhost next --keyboard-type url", "kbhost next --secure",
