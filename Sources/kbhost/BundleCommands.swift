@@ -115,14 +115,17 @@ struct Install: ParsableCommand {
                 // Replace the installed copy: the old one is moved aside first and removed last.
                 let old = keyboards + "/.old-\(UUID().uuidString)"
                 try fm.moveItem(atPath: destination, toPath: old)
-                try fm.moveItem(atPath: staging, toPath: destination)
+                do { try fm.moveItem(atPath: staging, toPath: destination) } catch {
+                    try? fm.moveItem(atPath: old, toPath: destination)  // the installed copy stays installed
+                    throw error
+                }
                 try? fm.removeItem(atPath: old)
             } else {
                 try fm.moveItem(atPath: staging, toPath: destination)
             }
         } catch {
             try? fm.removeItem(atPath: staging)
-            throw exitWithError("installing \(source): \(error.localizedDescription)", status: Kbhost.Exit.refused)
+            throw exitWithError("installing \(source): \(fileProblem(error)); nothing was changed", status: Kbhost.Exit.refused)
         }
         return (manifest, destination)
     }
@@ -202,6 +205,16 @@ struct Uninstall: ParsableCommand {
     /// Why a file operation failed: the system's words for a system call's errno.
     static func reason(_ error: any Error) -> String {
         if let error = error as? SystemError { return Sys.errorString(error.errno) }
-        return error.localizedDescription
+        return fileProblem(error)
     }
+}
+
+/// A file operation's failure as "PATH: the system's reason" (Foundation's own sentence is "The
+/// operation could not be completed. You don’t have permission." and names no file).
+func fileProblem(_ error: any Error) -> String {
+    guard let cocoa = error as? CocoaError, let posix = cocoa.underlying as? POSIXError ?? (cocoa.underlying as? NSError).flatMap({
+        $0.domain == NSPOSIXErrorDomain ? POSIXError(POSIXErrorCode(rawValue: Int32($0.code)) ?? .EIO) : nil
+    }) else { return error.localizedDescription }
+    let reason = Sys.errorString(posix.code.rawValue)
+    return cocoa.filePath.map { "\(TerminalText.line($0)): \(reason)" } ?? reason
 }

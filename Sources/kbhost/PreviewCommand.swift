@@ -79,7 +79,7 @@ struct Preview: ParsableCommand {
         }
         if let svg {
             do { try Data(picture.svg.utf8).write(to: URL(fileURLWithPath: svg)) } catch {
-                throw exitWithError("cannot write \(svg): \(error.localizedDescription)", status: Kbhost.Exit.checkFailed)
+                throw exitWithError("cannot write \(fileProblem(error))", status: Kbhost.Exit.checkFailed)
             }
         }
         if json {

@@ -148,3 +148,23 @@ extension CommandFailureTests {
         #expect(again.out == "v\n" && again.err.isEmpty, "once written the group is known: \(again.err)")
     }
 }
+
+extension CommandFailureTests {
+    /// An install that cannot write keeps the installed copy and says why in the system's words
+    /// (it was Foundation's "The operation could not be completed. You don’t have permission.").
+    @Test(.enabled(if: canMakeImmutable, "chattr +i is not possible here (not root, or a file system without it)"))
+    func anInstallThatCannotWriteKeepsTheInstalledCopy() throws {
+        let w = try World()
+        let bundle = try installed(w)
+        let keyboards = w.home + "/Keyboards"
+        #expect(Self.immutable(keyboards, true))
+        defer { _ = Self.immutable(keyboards, false) }
+        let r = try w.run(["install", bundle.replacingOccurrences(of: w.home + "/Keyboards", with: w.root + "/bundles")])
+        #expect(r.status == 7, "\(r.err)")
+        #expect(r.err.hasSuffix(": Operation not permitted; nothing was changed\n"), "\(r.err)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: keyboards) == ["dev.example.PadCopy"])
+        #expect(try w.run(["type", "--keyboard", "dev.example.PadCopy", "4", "2"]).out == "42\n", "still installed")
+        #expect(Self.immutable(keyboards, false))
+        #expect(try w.run(["install", w.root + "/bundles/dev.example.PadCopy"]).status == 0, "the control")
+    }
+}
