@@ -39,6 +39,7 @@ enum CommandNames {
             }
             guard let next = subcommands.first(where: { names($0).contains(word) }) else {
                 if known.isEmpty { return "\(said) has no subcommand '\(word)'" }
+                if said == "kbhost" && word == "version" { return "no command 'kbhost version'; the version is `kbhost --version`" }
                 let close = EditDistance.closest(to: word, among: known)
                 return "no command '\(said) \(word)'"
                     + (close.isEmpty ? "; `\(said) --help` lists the commands"

@@ -112,6 +112,7 @@ struct CommandFailureTests {
         #expect(try w.run(["help", "ibus", "engine"]).err.contains("did you mean 'engines'?"))
         #expect(try w.run(["ibus", "engines", "--json"]).status == 0, "a real subcommand still runs")
         #expect(try w.run(["help", "ibus", "install"]).status == 0)
+        #expect(try w.run(["version"]).err == "kbhost: error: no command 'kbhost version'; the version is `kbhost --version`\n")
     }
 }
 

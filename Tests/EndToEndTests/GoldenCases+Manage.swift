@@ -30,6 +30,7 @@ extension GoldenCase {
             "kbhost set calculater", "kbhost enable dev.kbhost.Sciense", "kbhost type --keyboard numberpad 4",
             "kbhost lsit", "kbhost enabel Calculator", "kbhost profile kanna --script $ROOT/none",
             "kbhost ibus instal", "kbhost help ibus engine", "kbhost defaults group.dev.kbhost.Hostle read",
+            "kbhost version",
         ]),
         GoldenCase("display-name-shared", "a display name two keyboards have is refused with both identifiers (3)", [
             "KBHOST_KEYBOARDS=$ROOT/more kbhost enable calculator",
