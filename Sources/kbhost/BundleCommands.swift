@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KBHost
+import KBSystem
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -114,14 +115,17 @@ struct Install: ParsableCommand {
                 // Replace the installed copy: the old one is moved aside first and removed last.
                 let old = keyboards + "/.old-\(UUID().uuidString)"
                 try fm.moveItem(atPath: destination, toPath: old)
-                try fm.moveItem(atPath: staging, toPath: destination)
+                do { try fm.moveItem(atPath: staging, toPath: destination) } catch {
+                    try? fm.moveItem(atPath: old, toPath: destination)  // the installed copy stays installed
+                    throw error
+                }
                 try? fm.removeItem(atPath: old)
             } else {
                 try fm.moveItem(atPath: staging, toPath: destination)
             }
         } catch {
             try? fm.removeItem(atPath: staging)
-            throw exitWithError("installing \(source): \(error.localizedDescription)", status: Kbhost.Exit.refused)
+            throw exitWithError("installing \(source): \(fileProblem(error)); nothing was changed", status: Kbhost.Exit.refused)
         }
         return (manifest, destination)
     }
@@ -150,8 +154,12 @@ struct Uninstall: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Remove a keyboard `kbhost install` put in your keyboards: it is disabled, its grants go, its bundle is deleted.",
         discussion: """
-            Only keyboards in KBHOST_HOME/Keyboards: bundled ones and those from KBHOST_KEYBOARDS are refused. \
-            The keyboard's container (KBHOST_HOME/Containers/Keyboards/ID), the data it kept, stays.
+            What goes: the bundle (KBHOST_HOME/Keyboards/ID); the keyboard's place in the enabled list (the next \
+            one becomes current if it was); its open-access grant, its failure record and the protections it was \
+            allowed to miss. What stays: its container (KBHOST_HOME/Containers/Keyboards/ID) and its App Groups' \
+            data, which `kbhost install` of the same identifier finds again; delete them by hand to forget them. \
+            Only keyboards in KBHOST_HOME/Keyboards: bundled ones and those from KBHOST_KEYBOARDS are refused (7). \
+            Nothing is lost on failure: the bundle is first moved aside, and put back if the settings cannot be written.
             """)
 
     @Argument(help: KeyboardName.one, completion: KeyboardName.completion) var keyboard: String
@@ -172,14 +180,41 @@ struct Uninstall: ParsableCommand {
             throw exitWithError("\(id) is \(whence), not installed with `kbhost install`; only installed keyboards can be uninstalled",
                                 status: Kbhost.Exit.refused)
         }
-        try context.update { settings in settings.forget(id, registry: context.registry) }
-        do {
-            // The manifest first: from then on the folder is no keyboard, whatever is left of it.
-            if target != manifest { try FileManager.default.removeItem(atPath: manifest) }
-            try FileManager.default.removeItem(atPath: target)
-        } catch {
-            throw exitWithError("removing \(TerminalText.line(target)): \(error.localizedDescription)", status: Kbhost.Exit.refused)
+        let shown = TerminalText.line(target), name = context.name(id)
+        // Moved aside in one rename (a dot name, which discovery skips): either the keyboard is
+        // still there, whole, or it is gone; then the settings; the copy is deleted last.
+        let fm = FileManager.default
+        let aside = keyboards + "/.uninstalling-\(UUID().uuidString)"
+        do { _ = try Sys.check("rename") { rename(target, aside) } } catch {
+            throw exitWithError("cannot remove \(shown): \(Uninstall.reason(error)); nothing was changed", status: Kbhost.Exit.refused)
         }
-        Console.out("uninstalled \(context.name(id)) (\(id)) from \(TerminalText.line(target))")
+        do {
+            try context.update { settings in settings.forget(id, registry: context.registry) }
+        } catch {
+            do { _ = try Sys.check("rename") { rename(aside, target) } } catch {
+                Console.err("kbhost: error: \(name) could not be put back from \(aside) to \(shown): move it back by hand")
+            }
+            throw error
+        }
+        do { try fm.removeItem(atPath: aside) } catch {
+            Console.err("kbhost: warning: \(name) is uninstalled, but its copy \(aside) could not be deleted (\(Uninstall.reason(error))); delete it by hand")
+        }
+        Console.out("uninstalled \(name) (\(id)) from \(shown)")
     }
+
+    /// Why a file operation failed: the system's words for a system call's errno.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? SystemError { return Sys.errorString(error.errno) }
+        return fileProblem(error)
+    }
+}
+
+/// A file operation's failure as "PATH: the system's reason" (Foundation's own sentence is "The
+/// operation could not be completed. You don’t have permission." and names no file).
+func fileProblem(_ error: any Error) -> String {
+    guard let cocoa = error as? CocoaError, let posix = cocoa.underlying as? POSIXError ?? (cocoa.underlying as? NSError).flatMap({
+        $0.domain == NSPOSIXErrorDomain ? POSIXError(POSIXErrorCode(rawValue: Int32($0.code)) ?? .EIO) : nil
+    }) else { return error.localizedDescription }
+    let reason = Sys.errorString(posix.code.rawValue)
+    return cocoa.filePath.map { "\(TerminalText.line($0)): \(reason)" } ?? reason
 }

@@ -62,6 +62,9 @@ struct Preview: ParsableCommand {
 
     func run() throws {
         Sys.ignoreSIGPIPE()
+        // A picture that cannot be written is bad usage, said before the keyboard runs (as stress's --svg).
+        if let svg { try LongRun.checkWritable(svg, option: "--svg") }
+        if let png { try LongRun.checkWritable(png, option: "--png") }
         let renderer = try png.map { _ in try PNGRenderer.find() }
         let context = try Context.make()
         let entry = try report { try context.entry(keyboard) }
@@ -76,7 +79,7 @@ struct Preview: ParsableCommand {
         }
         if let svg {
             do { try Data(picture.svg.utf8).write(to: URL(fileURLWithPath: svg)) } catch {
-                throw exitWithError("cannot write \(svg): \(error.localizedDescription)", status: Kbhost.Exit.checkFailed)
+                throw exitWithError("cannot write \(fileProblem(error))", status: Kbhost.Exit.checkFailed)
             }
         }
         if json {

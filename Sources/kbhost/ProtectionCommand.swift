@@ -22,7 +22,7 @@ struct Protection: ParsableCommand {
 
     @Argument(help: KeyboardName.one, completion: KeyboardName.completion) var keyboard: String?
     @Argument(help: "allow or require.") var action: Action?
-    @Argument(help: "Mechanisms.") var mechanisms: [String] = []
+    @Argument(help: "Mechanisms.", completion: .list(SandboxSpec.Mechanism.allCases.map(\.rawValue))) var mechanisms: [String] = []
     @Flag(help: "Print JSON.") var json = false
 
     func validate() throws {

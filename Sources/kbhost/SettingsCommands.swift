@@ -87,7 +87,7 @@ struct Access: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Grant or revoke full (open) access; only for keyboards whose manifest requests it.")
     @Argument(help: KeyboardName.one, completion: KeyboardName.completion) var keyboard: String
-    @Argument(help: "on or off.") var state: String
+    @Argument(help: "on or off.", completion: .list(["on", "off"])) var state: String
 
     func validate() throws {
         guard state == "on" || state == "off" else { throw ValidationError("access takes 'on' or 'off', not '\(state)'") }
@@ -132,7 +132,7 @@ struct GlobeKey: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "globe-key",
         abstract: "Show or set who draws the globe key: the keyboard (default) or the device (then needsInputModeSwitchKey is false).")
-    @Argument(help: "keyboard or device; without it, print the setting.") var drawnBy: String?
+    @Argument(help: "keyboard or device; without it, print the setting.", completion: .list(["keyboard", "device"])) var drawnBy: String?
 
     func validate() throws {
         if let drawnBy, drawnBy != "keyboard" && drawnBy != "device" {
@@ -155,7 +155,7 @@ struct Budget: ParsableCommand {
             A budget is \(Governor.budgetHelp); over \(Governor.backstop >> 20) MiB, the worker's RLIMIT_DATA \
             would fail the keyboard first.
             """)
-    @Argument(help: ArgumentHelp("The budget: \(Governor.budgetHelp).")) var budget: String?
+    @Argument(help: ArgumentHelp("The budget: \(Governor.budgetHelp)."), completion: .list(Governor.profiles.map(\.name))) var budget: String?
 
     func validate() throws {
         _ = try parsedBudget(budget)
@@ -173,7 +173,7 @@ struct Budget: ParsableCommand {
 /// `--budget` for commands that run keyboards: MiB or a device profile; the settings' budget when absent.
 struct BudgetOption: ParsableArguments {
     @Option(help: ArgumentHelp("Memory budget for the keyboard's process: \(Governor.budgetHelp). Default: the settings' (kbhost budget).",
-                               valueName: "budget"))
+                               valueName: "budget"), completion: .list(Governor.profiles.map(\.name)))
     var budget: String?
 
     func validate() throws {

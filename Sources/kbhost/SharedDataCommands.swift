@@ -65,6 +65,9 @@ struct Defaults: ParsableCommand {
     func run() throws {
         let containers = Containers(home: SettingsStore.defaultDirectory())
         let store = containers.groupDefaults(group)
+        if let warning = Defaults.unknownGroup(group, containers: containers, registry: try Context.make().registry) {
+            Console.err("kbhost: warning: \(warning)")
+        }
         do {
             switch action {
             case .read:
@@ -99,6 +102,19 @@ struct Defaults: ParsableCommand {
         } catch let error as PathRefusal {
             throw exitWithError("\(error)", status: Kbhost.Exit.refused)
         }
+    }
+}
+
+extension Defaults {
+    /// What to say of a group no keyboard declares (com.apple.security.application-groups) and
+    /// nothing has written yet, most likely mistyped: the declared groups closest to it. The command
+    /// still runs (a containing app may write before its keyboard is installed). Nil for a known group.
+    static func unknownGroup(_ group: String, containers: Containers, registry: KeyboardRegistry) -> String? {
+        let declared = Array(Set(registry.keyboards.flatMap(\.manifest.applicationGroups))).sorted()
+        guard !declared.contains(group), !FileManager.default.fileExists(atPath: containers.group(group)) else { return nil }
+        let close = EditDistance.closest(to: group, among: declared)
+        return "no keyboard declares the App Group \(TerminalText.quoted(group)) and it has no data yet"
+            + (close.isEmpty ? "" : "; did you mean \(close.joined(separator: " or "))?")
     }
 }
 

@@ -20,7 +20,7 @@ extension GoldenCase {
         GoldenCase("enable-set-next-current", "enable by display name, set, current in its three forms, the globe key", [
             "kbhost enable Calculator science", "kbhost list", "kbhost set calculator", "kbhost current",
             "kbhost current --verbose", "kbhost current --json", "kbhost next", "kbhost next --verbose", "kbhost next --json",
-            "kbhost set dev.kbhost.Science --verbose",
+            "kbhost set dev.kbhost.Science --verbose", "kbhost set system --json",
         ]),
         GoldenCase("next-skips-for-the-field", "next skips keyboards the focused field may not use", [
             "kbhost enable dev.kbhost.Kana dev.kbhost.Calculator", "kbhost next --keyboard-type url", "kbhost next --secure",
@@ -29,6 +29,8 @@ extension GoldenCase {
         GoldenCase("did-you-mean", "mistyped keyboards and commands get the closest names", [
             "kbhost set calculater", "kbhost enable dev.kbhost.Sciense", "kbhost type --keyboard numberpad 4",
             "kbhost lsit", "kbhost enabel Calculator", "kbhost profile kanna --script $ROOT/none",
+            "kbhost ibus instal", "kbhost help ibus engine", "kbhost defaults group.dev.kbhost.Hostle read",
+            "kbhost version",
         ]),
         GoldenCase("display-name-shared", "a display name two keyboards have is refused with both identifiers (3)", [
             "KBHOST_KEYBOARDS=$ROOT/more kbhost enable calculator",

@@ -108,10 +108,11 @@ extension GoldenCase {
         GoldenCase("preview-json", "preview --json: every key's frame, in portrait and landscape, after taps", [
             "kbhost preview dev.kbhost.NumberPad --json", "kbhost preview dev.kbhost.Calculator --json --landscape --after '1 +'",
         ]),
-        GoldenCase("preview-errors", "preview's errors: no such key in --after (5), no keyboard (3), a bad value (64), no rsvg-convert for --png (1)", [
+        GoldenCase("preview-errors", "preview's errors: no such key in --after (5), no keyboard (3), a bad value or a picture that cannot be written (64), no rsvg-convert for --png (1)", [
             "kbhost preview dev.kbhost.NumberPad --after 'nokey'", "kbhost preview dev.example.Nope",
             "kbhost preview dev.kbhost.NumberPad --scale 0 --png $ROOT/n.png",
             "PATH=$ROOT/empty kbhost preview dev.kbhost.NumberPad --png $ROOT/n.png",
+            "kbhost preview dev.kbhost.NumberPad --svg $ROOT/nowhere/n.svg", "kbhost preview dev.kbhost.NumberPad --png $ROOT",
         ]),
         GoldenCase("demo-tour", "the demo's scripted tour, without a terminal (pids and times vary)", [
             "kbhost demo --tour",
