@@ -143,6 +143,17 @@ static void boom_big_insert(wire_fault *self, const kbh_selector_v1 *cmd) {
     free(text);
 }
 
+/* Legal, but costly to the host: 32,000 one-letter insertions each undone at once, 64,000
+   edits in one call that leave the text as it was. The worker's mirror is a window, so the
+   keyboard's side is quick whatever the document; the host edits the whole document. */
+static void boom_edit_flood(wire_fault *self, const kbh_selector_v1 *cmd) {
+    counted(self, cmd);
+    for (int i = 0; i < 32000; i++) {
+        self->host->insert_text(self->host->ctx, "a");
+        self->host->delete_backward(self->host->ctx);
+    }
+}
+
 /* A layout of `rows` rows of 1,000 keys, labelled k0, k1…, each typing its label. */
 static void set_big_layout(wire_fault *self, int row_count) {
     enum { PER_ROW = 1000 };
@@ -199,3 +210,4 @@ WIRE_CLASS(BigInsertOnKey, boom_big_insert)
 WIRE_CLASS(BigLayoutOnKey, boom_big_layout)
 WIRE_CLASS(BudgetLayoutOnKey, boom_budget_layout)
 WIRE_CLASS(HugeLayoutOnKey, boom_huge_layout)
+WIRE_CLASS(EditFloodOnKey, boom_edit_flood)

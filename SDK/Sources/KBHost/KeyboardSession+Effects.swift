@@ -4,7 +4,13 @@ import KBWire
 // MARK: Effects: what the keyboard's process asked for, checked and applied
 
 extension KeyboardSession {
-    func apply(_ effects: [Effect]) throws(KeyboardFailure) {
+    func apply(_ effects: [Effect], phase: @autoclosure () -> String) throws(KeyboardFailure) {
+        // Counted before anything is applied: the time the host spends on one call's edits is
+        // bounded as their count and memory are (WireLimits.maximumEditWork).
+        if let excess = WireLimits.editWorkViolation(effects, document: document.buffer) {
+            throw fail(KeyboardFailure(keyboardID: keyboard.identifier, phase: phase(), reason: .loadFailed(.overLimit, excess),
+                                       stderrTail: process.outputText))
+        }
         var advance = false, dismiss = false
         for effect in effects {
             if let refusal = EffectPolicy.refusal(of: effect, hasFullAccess: facts.hasFullAccess) {
@@ -12,11 +18,14 @@ extension KeyboardSession {
             }
             switch effect {
             case .edit(let edit):
-                let before = document.buffer
+                // The document before the edit is kept only for someone who asked for it: the
+                // copy costs as much as the document is long, at every edit.
+                let before = onEdit == nil ? nil : document.buffer
+                let length = document.buffer.utf16Count
                 edit.apply(to: &document.buffer)
-                mirror.length += document.buffer.utf16Count - before.utf16Count
+                mirror.length += document.buffer.utf16Count - length
                 if recordsProxyCalls { events.append(edit.proxyEvent) }
-                onEdit?(edit, before)
+                if let onEdit, let before { onEdit(edit, before) }
             case .setLayout(let wire):
                 layout = KeyboardLayout(wire)
                 layoutVersion &+= 1

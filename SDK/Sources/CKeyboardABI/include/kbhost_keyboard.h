@@ -140,10 +140,19 @@ typedef struct kbh_layout_v1 {
    ones live inline; the identifier counts twice, with 3 bytes more). A layout
    of 100,000 keys with short labels takes about 5 MB and 40 MB: it passes,
    one of 130,000 does not. Each set_layout counts, also when a later one
-   replaces it: set one per call. */
+   replaces it: set one per call.
+
+   The host keeps the whole document, and an edit costs it time in proportion
+   to the document's length. So one call's edits (insert_text, delete_backward,
+   adjust_text_position, set_marked_text, unmark_text), each after the first
+   counted at the length in UTF-16 code units of the document it leaves, may
+   come to at most KBH_MAX_CALL_EDIT_WORK (about 0.2 s of the host's time): 512
+   edits to a document of 131,072 code units, 64,000 to one of a thousand. One
+   edit always passes, and consecutive insert_text calls are one edit. */
 #define KBH_MAX_CALL_EFFECTS 65536
 #define KBH_MAX_CALL_BYTES (8 << 20)
 #define KBH_MAX_CALL_MEMORY (48 << 20)
+#define KBH_MAX_CALL_EDIT_WORK (64 << 20)
 
 /* ------------------------------------------------------------------ */
 /* Facts the controller exposes                                        */

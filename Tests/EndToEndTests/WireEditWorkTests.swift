@@ -1,0 +1,44 @@
+import Foundation
+import KBHost
+import KBText
+import Testing
+
+/// The time the host spends on one call's edits is bounded as their count and memory are
+/// (issue 14, the wire): the host edits the whole document, and an edit of non-ASCII text
+/// takes it time in proportion to the document's length, so 64,000 small edits in one call
+/// to a document of 200,000 characters held the host for minutes, where the keyboard's own
+/// side (its mirror is a window) took a fraction of a second.
+@Suite("The wire: one call's edits cost the host a bounded time, whatever the document")
+struct WireEditWorkTests {
+    static let large = String(repeating: "é", count: 200_000)
+
+    @Test func manyEditsToALargeDocumentAreRefusedBeforeAnyIsApplied() throws {
+        let session = try Fixtures.session(Fixtures.fault("EditFloodOnKey"), text: Self.large, eventMs: 20_000)
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect(throws: SessionError.self) { try session.tap("boom") }
+        let took = clock.now - start
+        let failure = try #require(session.failure)
+        #expect(failure.kind == "limit", "\(failure)")
+        #expect(failure.description.contains("64000 edits in one call to a document of 200000 UTF-16 code units"), "\(failure)")
+        #expect(failure.description.contains("(KBH_MAX_CALL_EDIT_WORK)"), "\(failure)")
+        #expect(session.document.text == Self.large, "none of the edits was applied")
+        #expect(took < .seconds(8), "the tap took \(took)")
+    }
+
+    @Test func theSameEditsToAShortDocumentAreApplied() throws {
+        let session = try Fixtures.session(Fixtures.fault("EditFloodOnKey"), text: "kept é", eventMs: 20_000)
+        try session.tap("boom")
+        try session.tap("1")
+        #expect(session.failure == nil)
+        #expect(session.document.text == "kept é1")
+    }
+
+    @Test func oneLargeEditToALargeDocumentIsApplied() throws {
+        let session = try Fixtures.session(Fixtures.fault("BigInsertOnKey"), text: Self.large, eventMs: 10_000)
+        try session.tap("boom")
+        try session.tap("1")
+        #expect(session.failure == nil)
+        #expect(session.document.buffer.utf16Count == 200_000 + (2 << 20) + 1)
+    }
+}
