@@ -42,3 +42,32 @@ struct WireEditWorkTests {
         #expect(session.document.buffer.utf16Count == 200_000 + (2 << 20) + 1)
     }
 }
+
+/// A keyboard with open access that sets the pasteboard 20,000 times in one call: the host
+/// wrote its pasteboard file (temporary file, fsync, rename, fsync of the folder) once for
+/// each, about a millisecond apiece here and far more on a slow disk, before the next key.
+@Suite("The wire: a call that sets the pasteboard many times costs the host one write")
+struct WirePasteboardTests {
+    @Test func theLastOfManyPasteboardsInOneCallIsWrittenOnce() throws {
+        let home = NSTemporaryDirectory() + "kbhost-pasteboard-\(getpid())-\(UInt32.random(in: 0 ... .max))"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        var keyboard = Fixtures.fault("PasteboardFloodOnKey")
+        keyboard.manifest.requestsOpenAccess = true
+        var config = Fixtures.configuration
+        config.eventDeadlineMilliseconds = 20_000
+        let session = try KeyboardSession(keyboard: keyboard, document: TextDocument(text: "kept"), configuration: config,
+                                          hasFullAccess: true, access: KeyboardAccess(home: home))
+        try session.appear()
+        let clock = ContinuousClock()
+        let start = clock.now
+        try session.tap("boom")
+        let took = clock.now - start
+        #expect(session.failure == nil)
+        #expect(try String(contentsOfFile: home + "/pasteboard", encoding: .utf8) == "copy 19999")
+        #expect(session.events.filter { $0.name == "pasteboard" }.count == 20_000, "each is still an event")
+        #expect(took < .seconds(5), "the tap took \(took)")
+        try session.tap("1")
+        #expect(session.document.text == "kept1")
+    }
+}

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <kbhost_keyboard.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -154,6 +155,16 @@ static void boom_edit_flood(wire_fault *self, const kbh_selector_v1 *cmd) {
     }
 }
 
+/* Legal with open access: the pasteboard set 20,000 times in one call ("copy 0" … "copy 19999"). */
+static void boom_pasteboard_flood(wire_fault *self, const kbh_selector_v1 *cmd) {
+    counted(self, cmd);
+    char text[32];
+    for (int i = 0; i < 20000; i++) {
+        snprintf(text, sizeof text, "copy %d", i);
+        self->host->pasteboard_set(self->host->ctx, text);
+    }
+}
+
 /* A layout of `rows` rows of 1,000 keys, labelled k0, k1…, each typing its label. */
 static void set_big_layout(wire_fault *self, int row_count) {
     enum { PER_ROW = 1000 };
@@ -211,3 +222,4 @@ WIRE_CLASS(BigLayoutOnKey, boom_big_layout)
 WIRE_CLASS(BudgetLayoutOnKey, boom_budget_layout)
 WIRE_CLASS(HugeLayoutOnKey, boom_huge_layout)
 WIRE_CLASS(EditFloodOnKey, boom_edit_flood)
+WIRE_CLASS(PasteboardFloodOnKey, boom_pasteboard_flood)
