@@ -155,6 +155,25 @@ static void boom_edit_flood(wire_fault *self, const kbh_selector_v1 *cmd) {
     }
 }
 
+/* A failure of 4 MiB written onto the channel (WorkerMessage.failure, tag 4, kind 7: badRequest):
+   a failure needs no call's number, so any plugin can end itself this way, with any text. */
+static void boom_huge_failure(wire_fault *self, const kbh_selector_v1 *cmd) {
+    counted(self, cmd);
+    const size_t size = 4u << 20;
+    unsigned char *frame = malloc(4 + 2 + 4 + size);
+    if (!frame) return;
+    size_t n = 4;
+    frame[n++] = 4;
+    frame[n++] = 7;
+    n += put32(frame + n, (uint32_t)size);
+    memset(frame + n, 'x', size);
+    n += size;
+    put32(frame, (uint32_t)(n - 4));
+    write_all(frame, n);
+    free(frame);
+    pause();  /* the host ends the process on reading it */
+}
+
 /* Legal with open access: the pasteboard set 20,000 times in one call ("copy 0" … "copy 19999"). */
 static void boom_pasteboard_flood(wire_fault *self, const kbh_selector_v1 *cmd) {
     counted(self, cmd);
@@ -223,3 +242,4 @@ WIRE_CLASS(BudgetLayoutOnKey, boom_budget_layout)
 WIRE_CLASS(HugeLayoutOnKey, boom_huge_layout)
 WIRE_CLASS(EditFloodOnKey, boom_edit_flood)
 WIRE_CLASS(PasteboardFloodOnKey, boom_pasteboard_flood)
+WIRE_CLASS(HugeFailureOnKey, boom_huge_failure)

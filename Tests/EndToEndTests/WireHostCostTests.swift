@@ -71,3 +71,30 @@ struct WirePasteboardTests {
         #expect(session.document.text == "kept1")
     }
 }
+
+/// A failure needs no call's number, so a plugin can write one onto the channel with any text:
+/// 4 MiB of it became the failure's description, its first line the `lastReason` settings.json
+/// keeps (read by every command), the daemon's log line and the IBus engine's notice.
+@Suite("The wire: what a keyboard writes into its failure is kept short")
+struct WireFailureTextTests {
+    @Test func aFailureOfFourMebibytesIsCutToAFewKilobytes() throws {
+        let session = try Fixtures.session(Fixtures.fault("HugeFailureOnKey"), text: "kept")
+        #expect(throws: SessionError.self) { try session.tap("boom") }
+        let failure = try #require(session.failure)
+        #expect(failure.kind == "load", "\(failure)")
+        #expect(failure.description.utf8.count < 5000, "\(failure.description.utf8.count) bytes")
+        #expect(failure.reasonDescription.hasPrefix("xxxx"))
+        #expect(failure.reasonDescription.hasSuffix("… (\((4 << 20) - KeyboardFailure.reasonLimit) more bytes not kept)"))
+        #expect(session.document.text == "kept")
+    }
+
+    @Test func shortFailuresAndPhasesAreKeptWhole() {
+        let label = String(repeating: "é", count: 1 << 19)
+        let long = KeyboardFailure(keyboardID: "dev.example.k", phase: "key '\(label)'", reason: .protocolViolation(label))
+        #expect(long.phase.utf8.count < KeyboardFailure.phaseLimit + 50)
+        #expect(long.description.utf8.count < KeyboardFailure.phaseLimit + KeyboardFailure.reasonLimit + 200)
+        let short = KeyboardFailure(keyboardID: "dev.example.k", phase: "key 'é'", reason: .loadFailed(.badLayout, "no action 'x'"))
+        #expect(short.description == "keyboard dev.example.k failed during key 'é': no action 'x'")
+        #expect(KeyboardFailure(keyboardID: "k", phase: "load", reason: .exited(status: 3)).reason == .exited(status: 3))
+    }
+}
