@@ -12,7 +12,7 @@ extension KeyboardSession {
                                        stderrTail: process.outputText))
         }
         var advance = false, dismiss = false
-        var pasteboard: String?  // written once, the last of the call's: each write is a file replaced and synced
+        var pasteboardSet: String?  // written once, the last of the call's: each write is a file replaced and synced
         for effect in effects {
             if let refusal = EffectPolicy.refusal(of: effect, hasFullAccess: facts.hasFullAccess) {
                 throw fail(violation(refusal.what, phase: refusal.phase))
@@ -45,7 +45,7 @@ extension KeyboardSession {
                 events.append(SessionEvent("log", message))
             case .setPasteboard(let text):
                 keyboardSetPasteboard(text)
-                pasteboard = text
+                pasteboardSet = text
             case .playSound(let name):
                 events.append(SessionEvent("playSound", name))
             case .setKeyExtras(let change):
@@ -62,7 +62,7 @@ extension KeyboardSession {
                 events.append(SessionEvent("haptic", intensity == 1 ? kind.name : "\(kind.name) \(intensity)"))
             }
         }
-        if let pasteboard { savePasteboard(pasteboard) }
+        if let pasteboardSet { savePasteboard(pasteboardSet) }
         if !mirror.matches(document.buffer) { mirror.isStale = true }
         if advance { onAdvanceToNextInputMode?() }
         if dismiss { onDismiss?() }
