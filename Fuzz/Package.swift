@@ -27,6 +27,9 @@ let package = Package(
         // Worker → host frames, as the host reads them (the hostile direction).
         .executableTarget(name: "FuzzWorkerFrames", dependencies: ["CFuzzDriver", "WireFuzzing"],
                           path: "Sources/FuzzWorkerFrames", packageAccess: false, swiftSettings: v6),
+        // The frame reader at sizes up to its bound and past it, which byte inputs of 4 KiB cannot reach.
+        .executableTarget(name: "FuzzFrameSizes", dependencies: ["CFuzzDriver", .product(name: "KBHost", package: "SDK")],
+                          path: "Sources/FuzzFrameSizes", packageAccess: false, swiftSettings: v6),
         // Host → worker frames, as the worker reads them.
         .executableTarget(name: "FuzzHostFrames", dependencies: ["CFuzzDriver", "WireFuzzing"],
                           path: "Sources/FuzzHostFrames", packageAccess: false, swiftSettings: v6),

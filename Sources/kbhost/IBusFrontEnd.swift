@@ -109,6 +109,7 @@ final class IBusFrontEnd {
     /// Edits reach the app, unless the field is secure: nothing a keyboard does reaches a
     /// password field (the system keyboard serves it; the app types its keys itself).
     func deliver(_ operations: [ClientEdit], on engine: UnsafeMutableRawPointer, oneAction: Bool = true) {
+        let operations = ClientEdit.coalesced(operations)  // the app gets one action's result, not each step
         guard !operations.isEmpty, !manager.field.traits.isSecureTextEntry else { return }
         if heldSinceFocus != nil { return heldSinceFocus!.append((operations, oneAction)) }
         movesLeft = Self.maxMovesPerDelivery

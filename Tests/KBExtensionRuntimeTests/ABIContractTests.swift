@@ -19,4 +19,9 @@ struct ABIContractTests {
         #expect(WireLimits.maximumEffectMemory == Int(KBH_MAX_CALL_MEMORY))
         #expect(Framing.maximumFrameSize > WireLimits.maximumEffectBytes, "a reply at the limit fits in a frame")
     }
+
+    @Test("WireLimits.maximumEditWork is the header's KBH_MAX_CALL_EDIT_WORK")
+    func editWorkLimit() {
+        #expect(WireLimits.maximumEditWork == Int(KBH_MAX_CALL_EDIT_WORK))
+    }
 }

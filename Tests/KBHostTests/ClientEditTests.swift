@@ -56,4 +56,59 @@ struct ClientEditTests {
         #expect(ops(.adjustTextPosition(0), on: marked("a", "か")) == [.preedit("", cursor: 0), .commit("か")])
         #expect(ops(.adjustTextPosition(5), on: TextBuffer(text: "ab")) == [])
     }
+
+    /// An app with surrounding text, as far as one action goes: committed text at the cursor, a preedit.
+    struct App: Equatable {
+        var text: [Unicode.Scalar] = Array("kept ".unicodeScalars)
+        var preedit = ""
+        mutating func apply(_ operations: [ClientEdit]) {
+            for operation in operations {
+                switch operation {
+                case .commit(let t): text += t.unicodeScalars
+                case .deleteBackward(let n): text.removeLast(min(n, text.count))
+                case .preedit(let p, _, _): preedit = p
+                case .deleteSelection, .moveCursor: break
+                }
+            }
+        }
+    }
+
+    @Test func anInsertionDeletedAtOnceSendsNothingAndTheRestKeepsItsResult() {
+        var flood: [ClientEdit] = []
+        for _ in 0..<32_000 { flood += [.commit("a"), .deleteBackward(characters: 1)] }
+        #expect(ClientEdit.coalesced(flood) == [])
+        #expect(ClientEdit.coalesced([.commit("ab"), .commit("c"), .deleteBackward(characters: 1)]) == [.commit("ab")])
+        // A deletion past the text just committed reaches the app's own text.
+        #expect(ClientEdit.coalesced([.commit("\u{301}"), .deleteBackward(characters: 2)]) == [.deleteBackward(characters: 1)])
+        // Kept as they are: an autocorrection (a deletion, then text), a return, moves, a preedit's last state.
+        let kept: [ClientEdit] = [.deleteBackward(characters: 3), .commit("the "), .commit("\n"), .commit("x"),
+                                  .moveCursor(characters: -1), .moveCursor(characters: 1), .preedit("か", cursor: 1)]
+        #expect(ClientEdit.coalesced(kept) == kept)
+        #expect(ClientEdit.coalesced([.preedit("か", cursor: 1), .preedit("かな", cursor: 2)]) == [.preedit("かな", cursor: 2)])
+    }
+
+    @Test("Coalesced operations leave an app with the text and preedit the keyboard's edits leave it", arguments: [1, 2, 3] as [UInt64])
+    func coalescedOperationsGiveTheSameResult(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        let pieces = ["a", "é", "e\u{301}", "👍🏽", "か", "\u{301}", "\n", ""]
+        for _ in 0..<200 {
+            var buffer = TextBuffer(text: "kept ")
+            var operations: [ClientEdit] = []
+            for _ in 0..<Int(random.next() % 12) {
+                let piece = pieces[Int(random.next() % UInt64(pieces.count))]
+                let edit: TextEdit = switch random.next() % 4 {
+                case 0, 1: .insertText(piece)
+                case 2: .deleteBackward
+                default: random.next() % 2 == 0 ? .setMarkedText(piece, selectedRange: UTF16Range(location: 0, length: 0)) : .unmarkText
+                }
+                let before = buffer
+                edit.apply(to: &buffer)
+                operations += ClientEdit.operations(for: edit, before: before, after: buffer)
+            }
+            var plain = App(), coalesced = App()
+            plain.apply(operations)
+            coalesced.apply(ClientEdit.coalesced(operations))
+            #expect(plain == coalesced, "\(operations)")
+        }
+    }
 }

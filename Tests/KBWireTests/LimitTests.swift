@@ -79,6 +79,31 @@ struct LimitTests {
                 == (bytes: 4 + 1 + 1 + 4 + (2 << 20), memory: 32 + MemoryLayout<Effect>.stride + (2 << 20) + 33))
     }
 
+    @Test("One call's edits: each after the first counts the length of the document it leaves; at the limit they pass, one unit over they do not")
+    func editWork() {
+        let mebi = 1 << 20, limit = WireLimits.maximumEditWork
+        let document = TextBuffer(text: String(repeating: "x", count: mebi))
+        let stay = Effect.edit(.adjustTextPosition(0))  // leaves the length as it is
+        let atLimit = [Effect](repeating: stay, count: limit / mebi + 1)
+        #expect(WireLimits.editWorkViolation(atLimit, document: document) == nil)
+        let message = WireLimits.editWorkViolation(atLimit + [stay], document: document)
+        #expect(message == "made \(limit / mebi + 2) edits in one call to a document of \(mebi) UTF-16 code units; "
+                + "one call's edits, each after the first counted at the length of the document it leaves, may come to at most "
+                + "\(limit) (KBH_MAX_CALL_EDIT_WORK): make fewer, larger edits (consecutive insertions travel as one)")
+        // One unit more than the limit: the last edit leaves the document one longer.
+        #expect(WireLimits.editWorkViolation(atLimit.dropLast() + [.edit(.insertText("y"))], document: document) != nil)
+        // One edit passes whatever the document, and other effects are not edits.
+        let huge = TextBuffer(text: String(repeating: "é", count: 1 << 22))
+        #expect(WireLimits.editWorkViolation([.edit(.insertText("a")), .playInputClick, .playInputClick], document: huge) == nil)
+        // An insertion undone at once leaves the document as it was: 64,000 such edits to a short one pass.
+        let undone = [Effect](repeating: .edit(.insertText("a")), count: 32_000).flatMap { [$0, .edit(.deleteBackward)] }
+        #expect(WireLimits.editWorkViolation(undone, document: TextBuffer(text: "kept é")) == nil)
+        // Deletions at the start of the text remove nothing: they count the whole document.
+        var atStart = document
+        atStart.adjustTextPosition(byCharacterOffset: -mebi)
+        #expect(WireLimits.editWorkViolation([Effect](repeating: .edit(.deleteBackward), count: limit / mebi + 2), document: atStart) != nil)
+    }
+
     @Test("violation() names the limit a call went over, and is nil for ordinary use")
     func violations() {
         #expect(WireLimits.violation(Samples.effects) == nil)

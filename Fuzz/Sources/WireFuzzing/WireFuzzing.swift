@@ -58,6 +58,8 @@ package enum WireFuzzing {
     /// and every layout indexed by name as `KeyboardLayout` indexes it.
     package static func apply(_ effects: [Effect]) {
         var buffer = TextBuffer(text: "ab👍🏽 cd\u{301}", selection: UTF16Range(location: 3, length: 2))
+        // The host counts the edits' work on a copy first (KBH_MAX_CALL_EDIT_WORK): a short document never goes over.
+        precondition(WireLimits.editWorkViolation(effects, document: buffer) == nil, "the edits of a short document went over")
         for effect in effects {
             switch effect {
             case .edit(let edit):

@@ -322,7 +322,8 @@ extern const kbh_class_v1 BigLogOnKey_class;  /* biglog.c */
 extern const kbh_class_v1 ManyCandidates_class;  /* candidates.c */
 extern const kbh_class_v1 RepliesAheadOnKey_class, RepliesWhileIdleOnKey_class, TinyEffectsFrameOnKey_class,
     ClickFloodOnKey_class, BigInsertOnKey_class, BigLayoutOnKey_class, BudgetLayoutOnKey_class,
-    HugeLayoutOnKey_class;  /* wire.c */
+    HugeLayoutOnKey_class, EditFloodOnKey_class, PasteboardFloodOnKey_class,
+    HugeFailureOnKey_class;  /* wire.c */
 
 static const kbh_class_v1 *const classes[] = {
     &CrashInViewDidLoad_class, &HangInViewDidLoad_class, &HangInCreate_class, &BadLayoutAction_class,
@@ -334,6 +335,7 @@ static const kbh_class_v1 *const classes[] = {
     &RepliesAheadOnKey_class, &RepliesWhileIdleOnKey_class, &TinyEffectsFrameOnKey_class, &ClickFloodOnKey_class,
     &BigInsertOnKey_class, &BigLayoutOnKey_class, &BudgetLayoutOnKey_class, &HugeLayoutOnKey_class,
     &BigLogOnKey_class, &ManyCandidates_class, &AdvanceInLifeCycle_class, &AccessOnKey_class,
+    &EditFloodOnKey_class, &PasteboardFloodOnKey_class, &HugeFailureOnKey_class,
 };
 
 static const kbh_plugin_v1 plugin = {

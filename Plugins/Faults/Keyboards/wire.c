@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <kbhost_keyboard.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -143,6 +144,46 @@ static void boom_big_insert(wire_fault *self, const kbh_selector_v1 *cmd) {
     free(text);
 }
 
+/* Legal, but costly to the host: 32,000 one-letter insertions each undone at once, 64,000
+   edits in one call that leave the text as it was. The worker's mirror is a window, so the
+   keyboard's side is quick whatever the document; the host edits the whole document. */
+static void boom_edit_flood(wire_fault *self, const kbh_selector_v1 *cmd) {
+    counted(self, cmd);
+    for (int i = 0; i < 32000; i++) {
+        self->host->insert_text(self->host->ctx, "a");
+        self->host->delete_backward(self->host->ctx);
+    }
+}
+
+/* A failure of 4 MiB written onto the channel (WorkerMessage.failure, tag 4, kind 7: badRequest):
+   a failure needs no call's number, so any plugin can end itself this way, with any text. */
+static void boom_huge_failure(wire_fault *self, const kbh_selector_v1 *cmd) {
+    counted(self, cmd);
+    const size_t size = 4u << 20;
+    unsigned char *frame = malloc(4 + 2 + 4 + size);
+    if (!frame) return;
+    size_t n = 4;
+    frame[n++] = 4;
+    frame[n++] = 7;
+    n += put32(frame + n, (uint32_t)size);
+    memset(frame + n, 'x', size);
+    n += size;
+    put32(frame, (uint32_t)(n - 4));
+    write_all(frame, n);
+    free(frame);
+    pause();  /* the host ends the process on reading it */
+}
+
+/* Legal with open access: the pasteboard set 20,000 times in one call ("copy 0" … "copy 19999"). */
+static void boom_pasteboard_flood(wire_fault *self, const kbh_selector_v1 *cmd) {
+    counted(self, cmd);
+    char text[32];
+    for (int i = 0; i < 20000; i++) {
+        snprintf(text, sizeof text, "copy %d", i);
+        self->host->pasteboard_set(self->host->ctx, text);
+    }
+}
+
 /* A layout of `rows` rows of 1,000 keys, labelled k0, k1…, each typing its label. */
 static void set_big_layout(wire_fault *self, int row_count) {
     enum { PER_ROW = 1000 };
@@ -199,3 +240,6 @@ WIRE_CLASS(BigInsertOnKey, boom_big_insert)
 WIRE_CLASS(BigLayoutOnKey, boom_big_layout)
 WIRE_CLASS(BudgetLayoutOnKey, boom_budget_layout)
 WIRE_CLASS(HugeLayoutOnKey, boom_huge_layout)
+WIRE_CLASS(EditFloodOnKey, boom_edit_flood)
+WIRE_CLASS(PasteboardFloodOnKey, boom_pasteboard_flood)
+WIRE_CLASS(HugeFailureOnKey, boom_huge_failure)

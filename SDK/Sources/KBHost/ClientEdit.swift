@@ -49,6 +49,35 @@ public enum ClientEdit: Hashable, Sendable {
         }
     }
 
+    /// One action's operations as few as give the app the same text: text committed and then
+    /// deleted is not sent (a keyboard that inserts a letter and deletes it 32,000 times in one
+    /// call sent an app 64,000 messages through IBus, 7 to 15 s of them), consecutive commits
+    /// are one, and a preedit replaced before anything else happens is not shown. A return
+    /// ("\n", sent as the Return key), deletions of the app's text, and cursor moves (the app
+    /// stops them at its edges) are kept as they are.
+    public static func coalesced(_ operations: [ClientEdit]) -> [ClientEdit] {
+        var out: [ClientEdit] = []
+        out.reserveCapacity(operations.count)
+        for operation in operations {
+            switch (out.last, operation) {
+            case (.commit(let a)?, .commit(let b)) where a != "\n" && b != "\n":
+                out[out.count - 1] = .commit(a + b)
+            case (.commit(let a)?, .deleteBackward(let n)) where a != "\n":
+                // The deletion takes the end of the text just committed, then what was there before it.
+                let scalars = a.unicodeScalars
+                let taken = min(n, scalars.count)
+                let kept = String(String.UnicodeScalarView(scalars.dropLast(taken)))
+                if kept.isEmpty { out.removeLast() } else { out[out.count - 1] = .commit(kept) }
+                if n > taken { out.append(.deleteBackward(characters: n - taken)) }
+            case (.preedit?, .preedit):
+                out[out.count - 1] = operation
+            default:
+                out.append(operation)
+            }
+        }
+        return out
+    }
+
     /// The preedit a buffer shows: its marked text, the cursor at the start of the selection inside it.
     static func preedit(of buffer: TextBuffer) -> ClientEdit {
         guard let marked = buffer.markedText, let range = buffer.markedRange, !marked.isEmpty else {

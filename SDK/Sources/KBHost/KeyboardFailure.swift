@@ -76,10 +76,16 @@ public struct KeyboardFailure: Error, Hashable, Sendable, CustomStringConvertibl
 
     public init(keyboardID: String, phase: String, reason: Reason, stderrTail: String = "") {
         self.keyboardID = keyboardID
-        self.phase = phase
-        self.reason = reason
+        // What a keyboard controls is kept short: a phase names its key's label, and a reason
+        // may be its own text (a worker's failure, which a plugin can write itself, of up to 9 MiB).
+        // The first line of a failure goes into settings.json, which every command reads.
+        self.phase = SessionEvent.cut(phase, to: Self.phaseLimit)
+        self.reason = reason.cut(to: Self.reasonLimit)
         self.stderrTail = stderrTail
     }
+
+    /// The most UTF-8 bytes a failure keeps of its phase and of its reason's text.
+    public static let phaseLimit = 512, reasonLimit = 4096
 
     /// Every `kind`, and "other" for a failure that is not a keyboard's (as a stress run counts them).
     public static let kinds = ["memory", "crash", "exit", "hang", "protocol", "limit", "sandbox", "load", "spawn", "other"]
@@ -124,5 +130,18 @@ public struct KeyboardFailure: Error, Hashable, Sendable, CustomStringConvertibl
             text += "\n  its output ended with:\n" + tail.map { "    " + TerminalText.line($0) }.joined(separator: "\n")
         }
         return text
+    }
+}
+
+extension KeyboardFailure.Reason {
+    /// The reason with its text cut to `limit` UTF-8 bytes (whole characters, saying how much was cut).
+    func cut(to limit: Int) -> Self {
+        switch self {
+        case .spawnFailed(let s): .spawnFailed(SessionEvent.cut(s, to: limit))
+        case .protocolViolation(let s): .protocolViolation(SessionEvent.cut(s, to: limit))
+        case .loadFailed(let kind, let s): .loadFailed(kind, SessionEvent.cut(s, to: limit))
+        case .io(let s): .io(SessionEvent.cut(s, to: limit))
+        case .signaled, .exited, .memoryExceeded, .deadlineExceeded: self
+        }
     }
 }

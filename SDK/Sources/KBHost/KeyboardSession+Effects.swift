@@ -4,19 +4,29 @@ import KBWire
 // MARK: Effects: what the keyboard's process asked for, checked and applied
 
 extension KeyboardSession {
-    func apply(_ effects: [Effect]) throws(KeyboardFailure) {
+    func apply(_ effects: [Effect], phase: @autoclosure () -> String) throws(KeyboardFailure) {
+        // Counted before anything is applied: the time the host spends on one call's edits is
+        // bounded as their count and memory are (WireLimits.maximumEditWork).
+        if let excess = WireLimits.editWorkViolation(effects, document: document.buffer) {
+            throw fail(KeyboardFailure(keyboardID: keyboard.identifier, phase: phase(), reason: .loadFailed(.overLimit, excess),
+                                       stderrTail: process.outputText))
+        }
         var advance = false, dismiss = false
+        var pasteboardSet: String?  // written once, the last of the call's: each write is a file replaced and synced
         for effect in effects {
             if let refusal = EffectPolicy.refusal(of: effect, hasFullAccess: facts.hasFullAccess) {
                 throw fail(violation(refusal.what, phase: refusal.phase))
             }
             switch effect {
             case .edit(let edit):
-                let before = document.buffer
+                // The document before the edit is kept only for someone who asked for it: the
+                // copy costs as much as the document is long, at every edit.
+                let before = onEdit == nil ? nil : document.buffer
+                let length = document.buffer.utf16Count
                 edit.apply(to: &document.buffer)
-                mirror.length += document.buffer.utf16Count - before.utf16Count
+                mirror.length += document.buffer.utf16Count - length
                 if recordsProxyCalls { events.append(edit.proxyEvent) }
-                onEdit?(edit, before)
+                if let onEdit, let before { onEdit(edit, before) }
             case .setLayout(let wire):
                 layout = KeyboardLayout(wire)
                 layoutVersion &+= 1
@@ -35,6 +45,7 @@ extension KeyboardSession {
                 events.append(SessionEvent("log", message))
             case .setPasteboard(let text):
                 keyboardSetPasteboard(text)
+                pasteboardSet = text
             case .playSound(let name):
                 events.append(SessionEvent("playSound", name))
             case .setKeyExtras(let change):
@@ -51,6 +62,7 @@ extension KeyboardSession {
                 events.append(SessionEvent("haptic", intensity == 1 ? kind.name : "\(kind.name) \(intensity)"))
             }
         }
+        if let pasteboardSet { savePasteboard(pasteboardSet) }
         if !mirror.matches(document.buffer) { mirror.isStale = true }
         if advance { onAdvanceToNextInputMode?() }
         if dismiss { onDismiss?() }

@@ -103,7 +103,7 @@ extension KeyboardSession {
                 guard case .done(let seq, let effects) = reply, seq == first + UInt64(i) else {
                     throw violation("answered call \(first + UInt64(i)) out of turn", phase: "key batch")
                 }
-                try apply(effects)
+                try apply(effects, phase: "key '\(keys[min(keyIndex, keys.count - 1)].label)'")
                 while keyIndex < lastMessageOfKey.count && lastMessageOfKey[keyIndex] <= i {
                     keyIndex += 1
                     acknowledged += 1

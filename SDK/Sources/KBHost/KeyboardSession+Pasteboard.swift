@@ -46,10 +46,15 @@ extension KeyboardSession {
         }
     }
 
-    /// The keyboard set the pasteboard (its open access already checked).
+    /// The keyboard set the pasteboard (its open access already checked); `savePasteboard`
+    /// then writes the file, once for a call however many times the call set it.
     func keyboardSetPasteboard(_ text: String) {
         facts.pasteboard = text.isEmpty ? nil : text
-        if let problem = pasteboard.keyboardSet(text) { events.append(SessionEvent("log", problem)) }
         events.append(SessionEvent("pasteboard", text))
+    }
+
+    /// The host's pasteboard file takes what the keyboard set last.
+    func savePasteboard(_ text: String) {
+        if let problem = pasteboard.keyboardSet(text) { events.append(SessionEvent("log", problem)) }
     }
 }

@@ -26,7 +26,7 @@ extension KeyboardSession {
             throw fail(violation("answered load with something other than loaded", phase: "new controller"))
         }
         presentations += 1
-        try apply(loaded.effects)
+        try apply(loaded.effects, phase: "new controller")
         try deliver(.lifecycle(.viewDidLoad, animated: false), phase: "viewDidLoad")
         try appear(animated: animated)
     }

@@ -150,7 +150,7 @@ public final class KeyboardSession {
         // governor counts them into its footprint.
         Governor.shared.countHeld(of: process.pid, folders: [sandbox.containerPath] + (sandbox.openAccess ? sandbox.groups.map(\.path) : []),
                                   sockets: sandbox.openAccess)
-        try apply(loaded.effects)
+        try apply(loaded.effects, phase: "load")
         try deliver(.lifecycle(.viewDidLoad, animated: false), phase: "viewDidLoad")
     }
 
@@ -218,7 +218,7 @@ public final class KeyboardSession {
         guard case .done(let seq, let effects) = reply, seq == sequence else {
             throw fail(violation("answered call \(sequence) out of turn", phase: phase()))
         }
-        try apply(effects)
+        try apply(effects, phase: phase())
     }
 
     /// The next delivery of a call: numbered, carrying the facts and a fresh

@@ -1,4 +1,4 @@
-import KBText
+package import KBText
 
 /// What one call into a keyboard may send back: the limits kbhost_keyboard.h
 /// documents as KBH_MAX_CALL_EFFECTS, KBH_MAX_CALL_BYTES and KBH_MAX_CALL_MEMORY
@@ -22,6 +22,16 @@ package enum WireLimits {
     /// live inline) at its UTF-8 size plus `stringOverhead`, and a key's identifier
     /// twice (the host's index copies it).
     package static let maximumEffectMemory = 48 << 20
+    /// The most work one call's edits may cost the host, in UTF-16 code units: each edit after
+    /// the first counted at the length of the document it leaves (KBH_MAX_CALL_EDIT_WORK). The
+    /// host keeps the whole document, and an edit of text that is not all ASCII takes it time in
+    /// proportion to the document's length (a String finds a UTF-16 offset by walking it), so
+    /// 64,000 one-letter edits in one call to a document of 200,000 characters held the host for
+    /// 43 s while the keyboard's side, which edits a window, took a fraction of a second. At this
+    /// limit a call's edits cost the host about 0.2 s (3 ns a unit, measured). One edit always
+    /// passes, whatever the document; the host counts before it applies any.
+    package static let maximumEditWork = 64 << 20
+
     /// What a key costs the host: decoded (a `WireKey`, 120 bytes), then again as
     /// the host's own layout (KBHost's `KeyboardLayout.Key`) and its two entries
     /// in that layout's index by label and identifier (KBHostTests checks that
@@ -118,6 +128,29 @@ package enum WireLimits {
         }
         if memory > maximumEffectMemory {
             return "made changes in one call that would take the host \(mebibytes(memory)) to hold; at most \(mebibytes(maximumEffectMemory)) (KBH_MAX_CALL_MEMORY)"
+        }
+        return nil
+    }
+
+    /// Why one call's edits may not be applied to `document`, nil when they may: the sentence
+    /// a keyboard author reads. Counts by applying them to a copy of it, as the host would, so
+    /// the count is exact and what it costs is bounded too: it stops at the first edit past the
+    /// limit. (A count from the effects alone cannot be exact: a deletion at the start of the
+    /// text removes nothing, and an insertion undone at once leaves the length as it was.)
+    package static func editWorkViolation(_ effects: [Effect], document: TextBuffer) -> String? {
+        var edits = 0
+        for effect in effects { if case .edit = effect { edits += 1 } }
+        guard edits > 1 else { return nil }
+        var buffer = document, work = 0, applied = 0
+        for case .edit(let edit) in effects {
+            edit.apply(to: &buffer)
+            if applied > 0 { work += buffer.utf16Count }
+            applied += 1
+            if work > maximumEditWork {
+                return "made \(edits) edits in one call to a document of \(document.utf16Count) UTF-16 code units; "
+                    + "one call's edits, each after the first counted at the length of the document it leaves, may come to "
+                    + "at most \(maximumEditWork) (KBH_MAX_CALL_EDIT_WORK): make fewer, larger edits (consecutive insertions travel as one)"
+            }
         }
         return nil
     }

@@ -123,27 +123,28 @@ typedef struct kbh_layout_v1 {
 /* What one call may do                                                */
 /* ------------------------------------------------------------------ */
 
-/* Everything a method does before it returns (its edits, layouts, display
-   lines, logs, clicks…) goes back to the host as one reply, which the host
-   holds whole before it applies it. So one call may make at most
-   KBH_MAX_CALL_EFFECTS changes, taking at most KBH_MAX_CALL_BYTES on the wire
-   and KBH_MAX_CALL_MEMORY of the host's memory. A call that goes over
-   fails: the keyboard ends with an error naming the limit, and none of that
-   call's changes reach the document (earlier calls' stay).
+/* Everything a method does before it returns (edits, layouts, display lines,
+   logs, clicks…) goes back as one reply, held whole before it is applied. So
+   a call may make at most KBH_MAX_CALL_EFFECTS changes, taking at most
+   KBH_MAX_CALL_BYTES on the wire and KBH_MAX_CALL_MEMORY of the host's memory,
+   and its edits, each after the first counted at the length in UTF-16 units of
+   the document it leaves (the host's time for an edit grows with it), at most
+   KBH_MAX_CALL_EDIT_WORK: about 0.2 s; 512 edits to 131,072 units, 64,000 to
+   a thousand. A call that goes over fails: the keyboard ends with an error
+   naming the limit, and none of that call's changes reach the document.
 
-   In practice: consecutive insert_text calls count as one change, whatever
-   their number, and their text as its UTF-8 size, so a call may insert a
-   document of several MiB. A layout costs, on the wire, 14 bytes a key plus
-   4 and the UTF-8 of each of its strings (identifier, label, actions); in the
-   host's memory 400 bytes a key (decoded, then the host's own layout and its
-   index), plus 33 and the UTF-8 of each string longer than 15 bytes (shorter
-   ones live inline; the identifier counts twice, with 3 bytes more). A layout
-   of 100,000 keys with short labels takes about 5 MB and 40 MB: it passes,
-   one of 130,000 does not. Each set_layout counts, also when a later one
-   replaces it: set one per call. */
+   In practice: consecutive insert_text calls are one change and one edit, their
+   text counted at its UTF-8 size, so a call may insert several MiB. A layout
+   costs, on the wire, 14 bytes a key plus 4 and the UTF-8 of each string
+   (identifier, label, actions); in the host's memory 400 bytes a key (decoded,
+   then the host's layout and index) plus 33 and the UTF-8 of each string over
+   15 bytes (shorter ones live inline; the identifier counts twice, 3 bytes
+   more). 100,000 keys with short labels take about 5 MB and 40 MB and pass;
+   130,000 do not. Each set_layout counts, even if replaced: set one per call. */
 #define KBH_MAX_CALL_EFFECTS 65536
 #define KBH_MAX_CALL_BYTES (8 << 20)
 #define KBH_MAX_CALL_MEMORY (48 << 20)
+#define KBH_MAX_CALL_EDIT_WORK (64 << 20)
 
 /* ------------------------------------------------------------------ */
 /* Facts the controller exposes                                        */
