@@ -61,7 +61,7 @@ final class AttachSession {
         } catch {
             throw exitWithError(error.description, status: Kbhost.Exit.badSettings)
         }
-        subscription = DaemonClient.subscribe()
+        subscription = DaemonClient.subscribeWithoutWaiting()
         manager.onSettingsChanged = { DaemonClient.notify() }
         manager.onEvent = { [weak self] event in
             guard let self, case .keyboardFailed(_, let reason, let setAside, let landedOn) = event else { return }
@@ -113,26 +113,33 @@ final class AttachSession {
         let now = Date()
         guard now.timeIntervalSince(lastSubscribeAttempt) >= 1 else { return }
         lastSubscribeAttempt = now
-        guard let channel = DaemonClient.subscribe() else { return }
+        guard let channel = DaemonClient.subscribeWithoutWaiting() else { return }
         subscription = channel
         manager.settingsChanged()
         if let current = try? context.store.load().current { manager.follow(current: current) }
         if status.hasPrefix("the daemon went away") { status = "" }
     }
 
-    /// Every event the daemon has sent (one read may bring several lines).
+    /// Every event the daemon has sent (one read may bring several lines, or part of one),
+    /// read without waiting: a daemon stopped halfway through a line must not stop the session.
     func daemonNews() {
-        repeat {
-            guard var channel = subscription, let line = try? channel.receive(),
-                  let event = try? JSONDecoder().decode(DaemonReply.self, from: Data(line.utf8)) else {
+        guard var channel = subscription, let lines = channel.receiveAvailable() else {
+            if let channel = subscription { Sys.close(channel.fd) }
+            subscription = nil
+            status = "the daemon went away; this session reconnects when it is back"
+            return
+        }
+        subscription = channel
+        for line in lines {
+            guard let event = try? JSONDecoder().decode(DaemonReply.self, from: Data(line.utf8)), event.ok != nil || event.event != nil else {
+                // Declined (it serves another KBHOST_HOME) or refused (an older daemon): on without it.
+                Sys.close(channel.fd)
                 subscription = nil
-                status = "the daemon went away; this session reconnects when it is back"
                 return
             }
-            subscription = channel
             if event.event == "current", let id = event.identifier { manager.follow(current: id) }
             if event.event == "settings" { manager.settingsChanged() }
-        } while subscription?.hasBufferedLine == true
+        }
     }
 
     func handle(_ key: TerminalInput.Key) {

@@ -15,6 +15,14 @@ enum DaemonPaths {
         return "/tmp/kbhost-\(getuid())"
     }
     static var socket: String { directory + "/control" }
+    /// Whether a daemon takes connections now (a stuck one, whose backlog is full, does not).
+    static var answers: Bool {
+        guard case .success(let fd) = UnixSocket.connect(socket, timeoutMilliseconds: 100) else { return false }
+        Sys.close(fd)
+        return true
+    }
+    /// Held by the running daemon for its life (flock), with its pid inside.
+    static var lock: String { directory + "/control.lock" }
 }
 
 /// The requests on the control socket, one JSON object per line. The daemon
@@ -65,13 +73,25 @@ enum DaemonClient {
     /// Sends one request to a running daemon and returns its first reply and
     /// the open channel; nil when none runs, it serves another home, refused,
     /// or did not answer in time (then a warning says so: the settings are saved either way).
-    private static func request(_ kind: DaemonRequest.Kind, settings: Bool? = nil,
+    private static func request(_ kind: DaemonRequest.Kind,
                                 timeout: Int = timeoutMilliseconds) -> (LineChannel, DaemonReply)? {
-        guard ProcessInfo.processInfo.environment["KBHOST_NO_DAEMON"] == nil,
-              let fd = UnixSocket.connect(DaemonPaths.socket) else { return nil }
-        UnixSocket.setTimeout(fd, milliseconds: timeout)
+        guard ProcessInfo.processInfo.environment["KBHOST_NO_DAEMON"] == nil else { return nil }
+        let fd: Int32
+        switch UnixSocket.connect(DaemonPaths.socket, timeoutMilliseconds: timeout) {
+        case .success(let connected): fd = connected
+        case .failure(let error):
+            // EAGAIN: a daemon is there but has not taken a connection in all that time (its
+            // backlog is full: a connect without a timeout hung there for good).
+            if error.errno == EAGAIN || error.errno == EWOULDBLOCK { warnNoAnswer(kind, timeout) }
+            return nil
+        }
+        guard UnixSocket.peerUID(fd) == getuid() else {  // someone else's socket where ours should be
+            Sys.close(fd)
+            Console.err("kbhost: warning: \(DaemonPaths.socket) belongs to another user; not talking to it")
+            return nil
+        }
         var channel = LineChannel(fd: fd)
-        let request = DaemonRequest(request: kind, home: SettingsStore.defaultDirectory(), settings: settings)
+        let request = DaemonRequest(request: kind, home: SettingsStore.defaultDirectory())
         guard let line = try? String(decoding: JSONEncoder().encode(request), as: UTF8.self) else { return nil }
         let replyLine: String?
         do {
@@ -79,17 +99,42 @@ enum DaemonClient {
             replyLine = try channel.receive()
         } catch {
             Sys.close(fd)
-            Console.err("kbhost: warning: the daemon on \(DaemonPaths.socket) did not answer within \(timeout / 1000) s; "
-                        + "the settings are saved, and attached sessions see the change when it answers again")
+            warnNoAnswer(kind, timeout)
             return nil
         }
-        guard let replyLine, let reply = try? JSONDecoder().decode(DaemonReply.self, from: Data(replyLine.utf8)),
+        guard let replyLine else {
+            Sys.close(fd)
+            Console.err("kbhost: warning: the daemon on \(DaemonPaths.socket) closed the connection without answering"
+                        + (kind == .stop ? "" : "; the settings are saved, and attached sessions see the change when it answers again"))
+            return nil
+        }
+        guard let reply = try? JSONDecoder().decode(DaemonReply.self, from: Data(replyLine.utf8)),
               reply.ok == true || reply.event != nil else {  // declined, refused, or an older daemon
             Sys.close(fd)
             return nil
         }
-        if kind == .subscribe { UnixSocket.setTimeout(fd, milliseconds: 0) }  // events come when they come
         return (channel, reply)
+    }
+
+    private static func warnNoAnswer(_ kind: DaemonRequest.Kind, _ timeout: Int) {
+        Console.err("kbhost: warning: the daemon on \(DaemonPaths.socket) did not answer within \(timeout / 1000) s"
+                    + (kind == .stop ? "" : "; the settings are saved, and attached sessions see the change when it answers again"))
+    }
+
+    /// Subscribes without waiting for the daemon (for a front end, whose keys must not wait on
+    /// it): the connection is made within 100 ms or not at all, the request sent, and the
+    /// daemon's answer — the current keyboard — comes as the first event on the returned
+    /// non-blocking channel (read it with `receiveAvailable`). nil when no daemon takes it.
+    static func subscribeWithoutWaiting() -> LineChannel? {
+        guard ProcessInfo.processInfo.environment["KBHOST_NO_DAEMON"] == nil,
+              case .success(let fd) = UnixSocket.connect(DaemonPaths.socket, timeoutMilliseconds: 100) else { return nil }
+        let request = DaemonRequest(request: .subscribe, home: SettingsStore.defaultDirectory(), settings: true)
+        guard UnixSocket.peerUID(fd) == getuid(), let line = try? String(decoding: JSONEncoder().encode(request), as: UTF8.self),
+              (try? LineChannel(fd: fd).send(line)) != nil, (try? Sys.setNonBlocking(fd)) != nil else {
+            Sys.close(fd)
+            return nil
+        }
+        return LineChannel(fd: fd)
     }
 
     /// Tells a running daemon the settings changed; false if none is running.
@@ -100,14 +145,9 @@ enum DaemonClient {
         return true
     }
 
-    /// Subscribes to current-keyboard changes; the channel then receives event lines.
-    static func subscribe() -> LineChannel? {
-        request(.subscribe, settings: true)?.0
-    }
-
-    /// Asks a running daemon to end; false if none answered.
+    /// Asks a running daemon to end; false if none answered (in 3 s: one that does not is then ended by a signal).
     static func stop() -> Bool {
-        guard let (channel, _) = request(.stop, timeout: 10_000) else { return false }  // asked for: worth waiting
+        guard let (channel, _) = request(.stop, timeout: 3000) else { return false }
         Sys.close(channel.fd)
         return true
     }
@@ -120,8 +160,9 @@ struct Serve: ParsableCommand {
             It listens on KBHOST_RUNTIME_DIR/control (default $XDG_RUNTIME_DIR/kbhost/control), mode 0600, and answers only \
             its own user. Commands change the settings themselves and then tell it to re-read them; it takes only reload, \
             subscribe and stop requests. One slow or stuck client never delays another: a client whose replies pile up \
-            unread (past 256 KiB) is dropped, and subscribers reconnect. It logs to stderr (--log-level). SIGINT, SIGTERM \
-            and `--stop` end it and remove its socket; a socket left by a killed daemon is taken over.
+            unread (past 256 KiB) is dropped, and subscribers reconnect. It logs to stderr (--log-level). One runs at a \
+            time (it holds control.lock). SIGINT, SIGTERM and `--stop` end it and remove its socket; a daemon that does \
+            not answer --stop or --replace within 3 s is ended by a signal; a socket left by a killed daemon is taken over.
             """)
 
     @Flag(help: "End the running daemon (it removes its socket) and exit.") var stop = false
@@ -139,37 +180,56 @@ struct Serve: ParsableCommand {
         Sys.ignoreSIGPIPE()
         let directory = DaemonPaths.directory
         let path = DaemonPaths.socket
+        var logger = Logger(label: "kbhost.serve") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         if stop {
-            guard DaemonClient.stop() else { throw exitWithError("no kbhost daemon answers on \(path)", status: Kbhost.Exit.refused) }
-            DaemonServer.waitUntilGone(path)
-            return Console.out("stopped the daemon on \(path)")
-        }
-        if let fd = UnixSocket.connect(path) {
-            Sys.close(fd)
-            guard replace else {
-                throw exitWithError("a kbhost daemon already listens on \(path) (`kbhost serve --replace` takes its place)",
-                                    status: Kbhost.Exit.refused)
+            guard let how = DaemonServer.end(path: path, lock: DaemonPaths.lock) else {
+                throw exitWithError("no kbhost daemon answers on \(path)", status: Kbhost.Exit.refused)
             }
-            _ = DaemonClient.stop()
-            guard DaemonServer.waitUntilGone(path) else {
-                throw exitWithError("the daemon on \(path) did not stop within 5 s", status: Kbhost.Exit.refused)
-            }
+            return Console.out("stopped the daemon on \(path)\(how)")
         }
         do {
             try AtomicFile.makeDirectory(directory)
             try? Sys.changeMode(directory, 0o700)
-        } catch { throw exitWithError("\(error)", status: Kbhost.Exit.refused) }
-        // The handlers first: a SIGTERM just after the socket appears must still remove it
-        // (a test that stopped a daemon as soon as its socket existed found it left behind).
-        DaemonServer.removeSocketOnSignals(path)
-        let listener: Int32
-        do { listener = try UnixSocket.listen(path) } catch {
-            throw exitWithError("cannot listen on \(path): \(error)", status: Kbhost.Exit.refused)
+            let folder = try Sys.linkStatus(directory)
+            guard folder.st_mode & S_IFMT == S_IFDIR, folder.st_uid == getuid(), folder.st_mode & 0o077 == 0 else {
+                throw exitWithError("\(directory) is not a folder of your own that only you may enter; kbhost serve will not listen there",
+                                    status: Kbhost.Exit.refused)
+            }
+        } catch let error as SystemError { throw exitWithError("\(error)", status: Kbhost.Exit.refused) }
+        // A signal before the socket exists ends the daemon with nothing to remove.
+        FileIdentity.removeOnSignals(path, nil)
+        // One daemon at a time: the lock says who runs (a daemon too old to take it still answers on the socket).
+        var lock = try? InstanceLock.take(DaemonPaths.lock)
+        if lock == nil || UnixSocket.answers(path) {
+            guard replace else {
+                let pid = InstanceLock.holder(DaemonPaths.lock).map { " (pid \($0))" } ?? ""
+                throw exitWithError("a kbhost daemon\(pid) already listens on \(path) (`kbhost serve --replace` takes its place)",
+                                    status: Kbhost.Exit.refused)
+            }
+            if let how = DaemonServer.end(path: path, lock: DaemonPaths.lock) { logger.info("ended the daemon that ran\(how)") }
+            if lock == nil { lock = try? InstanceLock.take(DaemonPaths.lock, waitingAtMost: 5) }
+            guard lock != nil, !UnixSocket.answers(path) else {
+                throw exitWithError("the daemon on \(path) did not stop", status: Kbhost.Exit.refused)
+            }
         }
-        var logger = Logger(label: "kbhost.serve") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        logger.info("listening on \(path) for uid \(getuid()) (settings in \(SettingsStore.defaultDirectory()))")
-        var server = DaemonServer(listener: listener, path: path, logger: logger)
-        server.run()
+        // The socket is made, and what it is recorded, with the ending signals held back: one that
+        // comes meanwhile then removes it (a test that stopped a daemon as soon as its socket
+        // existed once found it left behind).
+        let made: Result<(Int32, FileIdentity?), SystemError> = FileIdentity.holdingSignals {
+            Result { () throws(SystemError) -> (Int32, FileIdentity?) in
+                let fd = try UnixSocket.listen(path)
+                let identity = FileIdentity(path)
+                FileIdentity.removeOnSignals(path, identity)
+                return (fd, identity)
+            }
+        }
+        guard case .success(let (listener, identity)) = made else {
+            if case .failure(let error) = made { throw exitWithError("cannot listen on \(path): \(error)", status: Kbhost.Exit.refused) }
+            return
+        }
+        logger.info("listening on \(path) for uid \(getuid()), pid \(getpid()) (settings in \(SettingsStore.defaultDirectory()))")
+        var server = DaemonServer(listener: listener, path: path, identity: identity, logger: logger)
+        withExtendedLifetime(lock) { server.run() }
     }
 }

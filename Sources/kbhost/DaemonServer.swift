@@ -4,9 +4,6 @@ import KBHost
 import KBSystem
 import Logging
 
-/// The socket path the signal handlers remove (a C string: handlers may not allocate).
-nonisolated(unsafe) private var socketPathForSignals: UnsafeMutablePointer<CChar>?
-
 /// One thread, poll over the listener and the clients, every socket
 /// non-blocking: replies wait in a bounded queue per client, so a client that
 /// stops reading (a suspended `attach`, a hostile script) is dropped instead of
@@ -29,6 +26,8 @@ struct DaemonServer {
 
     let listener: Int32
     let path: String
+    /// The socket file this daemon made: removed at the end only if it is still that one.
+    let identity: FileIdentity?
     let logger: Logger
     var clients: [Int32: Client] = [:]
     let home = SettingsStore.defaultDirectory()
@@ -40,9 +39,10 @@ struct DaemonServer {
     var failures: [String: Int] = [:]
     var running = true
 
-    init(listener: Int32, path: String, logger: Logger) {
+    init(listener: Int32, path: String, identity: FileIdentity?, logger: Logger) {
         self.listener = listener
         self.path = path
+        self.identity = identity
         self.logger = logger
         let settings = try? SettingsStore(directory: home).load()
         current = settings?.current
@@ -71,8 +71,11 @@ struct DaemonServer {
             dropIdle()
         }
         for fd in clients.keys { flush(fd) }
-        unlink(path)
-        logger.info("stopped; removed \(path)")
+        if identity?.remove(path) == true {
+            logger.info("stopped; removed \(path)")
+        } else {
+            logger.info("stopped; \(path) is no longer this daemon's socket, left as it is")
+        }
     }
 
     mutating func acceptAll() {
@@ -82,10 +85,15 @@ struct DaemonServer {
                 Sys.close(fd)
                 continue
             }
-            guard clients.count < Self.maximumClients else {
-                logger.warning("refused a connection: \(Self.maximumClients) clients already")
-                Sys.close(fd)
-                continue
+            // Full: the connection idle longest that is not a subscriber makes room (a script
+            // holding hundreds of silent connections must not keep `kbhost next` out).
+            if clients.count >= Self.maximumClients {
+                guard let idlest = clients.filter({ !$0.value.subscriber }).min(by: { $0.value.lastActive < $1.value.lastActive })?.key else {
+                    logger.warning("refused a connection: \(Self.maximumClients) subscribers already")
+                    Sys.close(fd)
+                    continue
+                }
+                drop(idlest, "\(Self.maximumClients) clients: the one idle longest makes room")
             }
             try? Sys.setNonBlocking(fd)
             clients[fd] = Client(lastActive: Self.now)
@@ -193,25 +201,30 @@ struct DaemonServer {
         }
     }
 
-    /// SIGINT, SIGTERM and SIGHUP remove the socket before the daemon ends.
-    static func removeSocketOnSignals(_ path: String) {
-        socketPathForSignals = strdup(path)
-        for signal in [SIGINT, SIGTERM, SIGHUP] {
-            _ = Glibc.signal(signal) { _ in
-                if let path = socketPathForSignals { unlink(path) }
-                _exit(0)
-            }
+    /// Ends the daemon running on `path`: asks it, then, if it does not go (stuck, or
+    /// suspended), SIGTERM and at last SIGKILL to the pid its lock names. nil if none ran;
+    /// else how it ended ("" when it did as asked).
+    static func end(path: String, lock: String) -> String? {
+        let pid = InstanceLock.holder(lock)
+        let asked = DaemonClient.stop()
+        guard asked || pid != nil else { return nil }
+        if asked, gone(path: path, lock: lock, within: 5) { return "" }
+        guard let pid = pid ?? InstanceLock.holder(lock) else { return asked ? "" : nil }
+        // SIGCONT after SIGTERM: a suspended daemon handles it (and removes its socket) once it runs.
+        for (signals, name, wait) in [([SIGTERM, SIGCONT], "SIGTERM", 2.0), ([SIGKILL], "SIGKILL", 3.0)] {
+            for signal in signals { try? Sys.kill(pid, signal) }
+            if gone(path: path, lock: lock, within: wait) { return " (it did not answer: ended with \(name))" }
         }
+        return " (it did not answer, and pid \(pid) outlived SIGKILL)"
     }
 
-    /// Waits (5 s at most) until nothing listens on `path`; true when it is gone.
-    @discardableResult
-    static func waitUntilGone(_ path: String) -> Bool {
-        for _ in 0..<500 {
-            guard let fd = UnixSocket.connect(path) else { return true }
-            Sys.close(fd)
+    /// Waits until no daemon holds the lock or listens on `path`; true when none does.
+    static func gone(path: String, lock: String, within seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        repeat {
+            if InstanceLock.holder(lock) == nil, !UnixSocket.answers(path) { return true }
             usleep(10_000)
-        }
+        } while Date() < deadline
         return false
     }
 }

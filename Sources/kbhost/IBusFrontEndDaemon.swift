@@ -11,7 +11,7 @@ extension IBusFrontEnd {
     /// `kbhost next` or `kbhost set` elsewhere reach this engine either way.
     func subscribe() {
         let me = Unmanaged.passUnretained(self).toOpaque()
-        guard let channel = DaemonClient.subscribe() else {
+        guard let channel = DaemonClient.subscribeWithoutWaiting() else {
             lastSeen = try? context.store.load()
             _ = kbh_ibus_timer(1000, { context in
                 IBusFrontEnd.from(context).checkWithoutDaemon() ? 1 : 0
@@ -29,8 +29,7 @@ extension IBusFrontEnd {
 
     /// No daemon: follow the settings' current keyboard; true to keep looking.
     func checkWithoutDaemon() -> Bool {
-        if let channel = DaemonClient.subscribe() {
-            Sys.close(channel.fd)
+        if DaemonPaths.answers {  // (a stuck daemon's backlog refuses at once: no key waits here)
             subscribe()
             return false
         }
@@ -45,23 +44,28 @@ extension IBusFrontEnd {
         return true
     }
 
-    /// Every event the daemon sent; false when it went away.
+    /// Every event the daemon sent, read without waiting (a daemon stopped halfway through a
+    /// line must not stop the engine); false when it went away, declined or refused.
     func daemonNews() -> Bool {
-        repeat {
-            guard var channel = subscription, let line = try? channel.receive(),
-                  let event = try? JSONDecoder().decode(DaemonReply.self, from: Data(line.utf8)) else {
-                if let channel = subscription { Sys.close(channel.fd) }
+        guard var channel = subscription, let lines = channel.receiveAvailable() else {
+            if let channel = subscription { Sys.close(channel.fd) }
+            subscription = nil
+            Console.err("kbhost ibus: the daemon went away; `kbhost next` elsewhere reaches this engine through the settings")
+            return false
+        }
+        subscription = channel
+        for line in lines {
+            guard let event = try? JSONDecoder().decode(DaemonReply.self, from: Data(line.utf8)), event.ok != nil || event.event != nil else {
+                Sys.close(channel.fd)  // declined (another KBHOST_HOME) or refused (an older daemon)
                 subscription = nil
-                Console.err("kbhost ibus: the daemon went away; `kbhost next` elsewhere no longer reaches this engine")
                 return false
             }
-            subscription = channel
             if event.event == "current", let id = event.identifier, focused != nil {  // else the next focus picks it
                 notice = ""
                 act { manager.follow(current: id) }
             }
             if event.event == "settings" { act { manager.settingsChanged() } }
-        } while subscription?.hasBufferedLine == true
+        }
         return true
     }
 }

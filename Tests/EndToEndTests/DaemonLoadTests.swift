@@ -171,6 +171,8 @@ struct DaemonLoadTests {
         usleep(1_500_000)  // the session looks once a second
         #expect(try d.kbhost("set", "dev.kbhost.Calculator").status == 0)
         #expect(t.waitFor("Calculator (dev.kbhost.Calculator", seconds: 5), "the session follows the new daemon's news")
+        let next = try Self.within(15, d, ["next"])
+        #expect(next.status == 0 && next.elapsed < 5, "kbhost next after the restart: status \(next.status) after \(next.elapsed) s")
         t.press([27])
     }
 }

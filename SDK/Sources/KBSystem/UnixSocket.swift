@@ -38,16 +38,38 @@ public enum UnixSocket {
 
     /// Connects to `path`; nil if nobody listens there.
     public static func connect(_ path: String) -> Int32? {
-        guard var addr = try? address(path) else { return nil }
+        try? connect(path, timeoutMilliseconds: nil).get()
+    }
+
+    /// Connects to `path`, waiting at most `timeoutMilliseconds` (which then also bounds every
+    /// read and write): a listener that does not accept (suspended, stuck) fills its backlog,
+    /// and a connect to it then blocks until it accepts — forever, without a timeout. EAGAIN
+    /// says it did not accept in time; ENOENT or ECONNREFUSED that nobody listens.
+    public static func connect(_ path: String, timeoutMilliseconds: Int?) -> Result<Int32, SystemError> {
+        let addr: sockaddr_un
+        do { addr = try address(path) } catch { return .failure(error) }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        guard fd >= 0 else { return .failure(SystemError("socket", errno: errno)) }
+        if let timeoutMilliseconds { setTimeout(fd, milliseconds: timeoutMilliseconds) }  // connect(2) honours SO_SNDTIMEO
+        var a = addr
+        var r: Int32
+        repeat {
+            r = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        } while r != 0 && errno == EINTR
         if r != 0 {
+            let e = errno
             Sys.close(fd)
-            return nil
+            return .failure(SystemError("connect \(path)", errno: e))
         }
-        return fd
+        return .success(fd)
+    }
+
+    /// Whether something listens on `path` (a connection is made and closed at once).
+    public static func answers(_ path: String) -> Bool {
+        guard let fd = connect(path) else { return false }
+        Sys.close(fd)
+        return true
     }
 
     public static func accept(_ fd: Int32) -> Int32? {
@@ -100,6 +122,24 @@ public struct LineChannel {
             if n == 0 { return nil }
             buffer.append(contentsOf: chunk[..<n])
         }
+    }
+
+    /// The lines that have come, without waiting (the descriptor must be non-blocking): none
+    /// while a line is still partial; nil at end of file or when the read failed.
+    public mutating func receiveAvailable() -> [String]? {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            guard let n = chunk.withUnsafeMutableBytes({ try? Sys.readAvailable(fd, into: $0) }) else { return nil }
+            if n == 0 { break }
+            buffer.append(contentsOf: chunk[..<n])
+            guard buffer.count <= LineChannel.maximumLine || buffer.contains(10) else { return nil }
+        }
+        var lines: [String] = []
+        while let newline = buffer.firstIndex(of: 10) {
+            lines.append(String(decoding: buffer[..<newline], as: UTF8.self))
+            buffer.removeSubrange(...newline)
+        }
+        return lines
     }
 
     /// Lines already received, without blocking (the fd must be readable or non-blocking).

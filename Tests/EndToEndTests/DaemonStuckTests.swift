@@ -1,0 +1,79 @@
+import Foundation
+import Glibc
+import KBHost
+import KBSystem
+import Testing
+
+/// A daemon that has stopped taking connections (suspended, or stuck) fills its listen
+/// backlog after 64 of them, and a connect without a timeout then waits until it accepts:
+/// `kbhost next` hung for good, and `attach` never started. Each test fills the backlog of a
+/// suspended daemon and asks that the commands answer within a bound, and that nothing stays
+/// frozen once the daemon resumes.
+@Suite("kbhost serve: a daemon that takes no connections", .serialized)
+struct DaemonStuckTests {
+    /// Suspends the daemon and fills its backlog; returns the connections to close afterwards.
+    static func suspendAndFill(_ d: DaemonTests.Daemon) -> [Int32] {
+        kill(d.process.processIdentifier, SIGSTOP)
+        var waiting: [Int32] = []
+        for _ in 0..<1000 {
+            guard case .success(let fd) = UnixSocket.connect(d.socket, timeoutMilliseconds: 100) else { break }
+            waiting.append(fd)
+        }
+        #expect(waiting.count < 1000, "the backlog filled (\(waiting.count) connections)")
+        return waiting
+    }
+
+    @Test func aFullBacklogDelaysNextAtMostTwoSeconds() throws {
+        let d = try DaemonTests.Daemon()
+        _ = try d.kbhost("enable", "dev.kbhost.Calculator")
+        let before = try SettingsStore(directory: d.w.home).load().current
+        let waiting = Self.suspendAndFill(d)
+        defer {
+            kill(d.process.processIdentifier, SIGCONT)
+            waiting.forEach { Sys.close($0) }
+        }
+        let p = Fixtures.kbhostProcess(["next"], environment: d.env.mapValues { $0 })
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        let start = Date()
+        try p.run()
+        let ended = DaemonTakeoverTests.ends(p, within: 15)
+        #expect(ended, "kbhost next hung on a daemon whose backlog is full")
+        if !ended { kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(p.terminationStatus == 0 && elapsed < 6, "status \(p.terminationStatus) after \(elapsed) s")
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(message.contains("did not answer within 2 s; the settings are saved"), "\(message)")
+        #expect(try SettingsStore(directory: d.w.home).load().current != before, "the change is saved")
+    }
+
+    /// `attach` with such a daemon starts and types; once the daemon resumes, the session
+    /// follows its news (nothing stays frozen).
+    @Test func attachStartsBesideAStuckDaemonAndFollowsItOnceItResumes() throws {
+        let d = try DaemonTests.Daemon()
+        _ = try d.kbhost("enable", "dev.kbhost.Calculator")
+        _ = try d.kbhost("set", "dev.kbhost.NumberPad")
+        var waiting = Self.suspendAndFill(d)
+        var resumed = false
+        defer {
+            if !resumed { kill(d.process.processIdentifier, SIGCONT) }
+            waiting.forEach { Sys.close($0) }
+        }
+        let t = try PseudoTerminalSession(arguments: ["attach"], environment: d.env)
+        #expect(t.waitFor("Number Pad (dev.kbhost.NumberPad", seconds: 10), "attach started beside a stuck daemon")
+        t.type("7")
+        #expect(t.waitFor("7", seconds: 5), "and typed")
+        kill(d.process.processIdentifier, SIGCONT)
+        resumed = true
+        waiting.forEach { Sys.close($0) }
+        waiting = []
+        usleep(2_000_000)  // the daemon drains its backlog; the session, if it had none, subscribes within a second
+        #expect(try d.kbhost("set", "dev.kbhost.Calculator").status == 0)
+        #expect(t.waitFor("Calculator (dev.kbhost.Calculator", seconds: 10), "the session follows the resumed daemon's news")
+        let next = try DaemonLoadTests.within(15, d, ["next"])
+        #expect(next.status == 0 && next.elapsed < 5, "kbhost next: status \(next.status) after \(next.elapsed) s")
+        t.press([27])
+    }
+}
