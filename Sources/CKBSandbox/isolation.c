@@ -51,9 +51,26 @@ static int write_file(const char *path, const char *text) {
     return w == (ssize_t)n ? 0 : -1;
 }
 
+static void close_from_to(unsigned first, unsigned last) {
+    if (syscall(SYS_close_range, first, last, 0) == 0) return;
+    // Kernels before 5.9: one by one, up to the descriptor limit set before this (256).
+    for (unsigned fd = first; fd <= last && fd < 1024; fd++) close((int)fd);
+}
+
+// Closes every descriptor but stderr and the two given (-1: none), in a few
+// close_range calls rather than a thousand closes.
 static void close_all_but(int keep1, int keep2) {
-    for (int fd = 0; fd < 1024; fd++)
-        if (fd != keep1 && fd != keep2 && fd != 2) close(fd);
+    int keep[3] = { 2, keep1, keep2 };
+    for (int i = 0; i < 3; i++)  // sorted, three items
+        for (int j = i + 1; j < 3; j++)
+            if (keep[j] < keep[i]) { int t = keep[i]; keep[i] = keep[j]; keep[j] = t; }
+    unsigned from = 0;
+    for (int i = 0; i < 3; i++) {
+        if (keep[i] < 0 || (unsigned)keep[i] < from) continue;
+        if ((unsigned)keep[i] > from) close_from_to(from, (unsigned)keep[i] - 1);
+        from = (unsigned)keep[i] + 1;
+    }
+    close_from_to(from, ~0U);
 }
 
 // Waits for `child`; returns its wait status (or -1 if it cannot be had).
