@@ -24,10 +24,10 @@ struct LoadRow {
         ["ours": ours.jsonMilliseconds(), "ours_close": oursTeardown.jsonMilliseconds(), "floor": floor.jsonMilliseconds(),
          "floor_close": floorTeardown.jsonMilliseconds(),
          "ratio_p50": (ours.p50 / floor.p50 * 1000).rounded() / 1000, "block_ratio": ratios.json(),
-         "target_ratio": target, "met": ratios.median <= target,
+         "target_ratio": target, "fresh_process_within_target": ratios.median <= target,
          "unsandboxed": unsandboxed.jsonMilliseconds(), "with_spare": withSpare.jsonMilliseconds(),
          "with_spare_ratio_p50": (withSpare.p50 / floor.p50 * 1000).rounded() / 1000,
-         "with_spare_block_ratio": spareRatios.json(), "with_spare_met": spareRatios.median <= target,
+         "with_spare_block_ratio": spareRatios.json(), "met": spareRatios.median <= target,
          "sandbox_added_ms_p50": (sandboxAddedMs * 1000).rounded() / 1000]
     }
 }
