@@ -133,6 +133,7 @@ struct GlobeKey: ParsableCommand {
         commandName: "globe-key",
         abstract: "Show or set who draws the globe key: the keyboard (default) or the device (then needsInputModeSwitchKey is false).")
     @Argument(help: "keyboard or device; without it, print the setting.", completion: .list(["keyboard", "device"])) var drawnBy: String?
+    @Flag(help: "Print JSON for scripts: who draws it, and what keyboards read as needsInputModeSwitchKey.") var json = false
 
     func validate() throws {
         if let drawnBy, drawnBy != "keyboard" && drawnBy != "device" {
@@ -143,7 +144,14 @@ struct GlobeKey: ParsableCommand {
     func run() throws {
         let context = try Context.make()
         let settings = if let drawnBy { try context.update { $0.deviceDrawsGlobeKey = drawnBy == "device" } } else { try context.settings() }
-        Console.out(settings.deviceDrawsGlobeKey ? "device" : "keyboard")
+        let drawer = settings.deviceDrawsGlobeKey ? "device" : "keyboard"
+        guard json else { return Console.out(drawer) }
+        try printJSON(GlobeKeyReport(drawnBy: drawer, needsInputModeSwitchKey: !settings.deviceDrawsGlobeKey))
+    }
+
+    struct GlobeKeyReport: Encodable {
+        var drawnBy: String
+        var needsInputModeSwitchKey: Bool
     }
 }
 
@@ -156,6 +164,7 @@ struct Budget: ParsableCommand {
             would fail the keyboard first.
             """)
     @Argument(help: ArgumentHelp("The budget: \(Governor.budgetHelp)."), completion: .list(Governor.profiles.map(\.name))) var budget: String?
+    @Flag(help: "Print JSON for scripts: the budget in bytes, and the device profiles it fits.") var json = false
 
     func validate() throws {
         _ = try parsedBudget(budget)
@@ -166,7 +175,22 @@ struct Budget: ParsableCommand {
         if let bytes = try parsedBudget(budget) {
             try context.update { $0.memoryBudget = bytes }
         }
-        Console.out("\(try context.settings().memoryBudget >> 20) MiB")
+        let bytes = try context.settings().memoryBudget
+        guard json else { return Console.out("\(bytes >> 20) MiB") }
+        try printJSON(BudgetReport(memoryBudgetBytes: bytes,
+                                   profiles: Governor.profiles.map { .init(name: $0.name, budgetBytes: $0.budget, within: bytes <= $0.budget) }))
+    }
+
+    struct BudgetReport: Encodable {
+        /// The same name `type --json` gives it.
+        var memoryBudgetBytes: Int
+        var profiles: [Profile]
+        struct Profile: Encodable {
+            var name: String
+            var budgetBytes: Int
+            /// Whether a keyboard within this budget is within the profile's too.
+            var within: Bool
+        }
     }
 }
 

@@ -51,6 +51,26 @@ struct CommandJSONTests {
             """)
     }
 
+    @Test func budgetAndGlobeKeySayTheirSettingsInJSON() throws {
+        let w = try World()
+        var budget = try object(try w.kbhost("budget", "64", "--json").out)
+        #expect(budget["memoryBudgetBytes"] as? Int == 64 << 20)
+        let profiles = try #require(budget["profiles"] as? [[String: Any]])
+        #expect(profiles.map { $0["name"] as? String } == ["older-phone", "recent-phone", "tablet"])
+        #expect(profiles.map { $0["within"] as? Bool } == [false, true, true], "64 MiB is over the older phone's 48")
+        budget = try object(try w.kbhost("budget", "--json").out)
+        #expect(budget["memoryBudgetBytes"] as? Int == 64 << 20, "the budget set stays")
+        #expect(try w.kbhost("budget").out == "64 MiB\n")
+
+        var globe = try object(try w.kbhost("globe-key", "--json").out)
+        #expect(globe["drawnBy"] as? String == "keyboard")
+        #expect(globe["needsInputModeSwitchKey"] as? Bool == true)
+        globe = try object(try w.kbhost("globe-key", "device", "--json").out)
+        #expect(globe["drawnBy"] as? String == "device")
+        #expect(globe["needsInputModeSwitchKey"] as? Bool == false)
+        #expect(try w.kbhost("globe-key").out == "device\n")
+    }
+
     @Test func defaultsValuesAreTyped() throws {
         let w = try World()
         let g = "group.com.example.kb"
