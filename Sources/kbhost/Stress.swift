@@ -49,8 +49,10 @@ struct Stress: ParsableCommand {
         }
         let faultKeyboards = try StressFault.parse(faults).map { try $0.keyboard(context.installation) }
         let bytes = try budget.bytes(context)
-        // Keyboards switch here: a spare is kept, so the next launch is only a load.
-        let launching = InputManager.Launching(keepsSpare: true, leastLaunchDeadlineMilliseconds: nil, eventLimit: nil,
+        // Keyboards switch here: a spare is kept, so the next launch is only a load. A run may
+        // last hours and reads no session's history: each keeps its last 1,000 events, as `attach`.
+        let launching = InputManager.Launching(keepsSpare: true, leastLaunchDeadlineMilliseconds: nil,
+                                               eventLimit: InputManager.Launching.person.eventLimit,
                                                eventDeadlineMilliseconds: eventDeadline)
         func manager(_ keyboards: [LoadableKeyboard]) throws -> InputManager {
             do {
