@@ -117,6 +117,57 @@ struct DaemonTakeoverTests {
         #expect(event?.contains("\"current\"") == true, "the subscriber hears of the change: \(event ?? "nothing")")
     }
 
+    /// A socket of another user where the daemon's should be (a runtime folder shared by
+    /// mistake, a stale path): a command would hand it the request and read its answer as the
+    /// daemon's. The listener here is real and of another user (bound, then `nobody` listens,
+    /// so SO_PEERCRED names nobody); the command saves the settings, warns, and sends it
+    /// nothing. The control: the same listener as ourselves receives the request.
+    @Test(.enabled(if: getuid() == 0, "needs to listen as another user (root; CI runs as root)"))
+    func aSocketOfAnotherUserIsNotTalkedTo() throws {
+        let w = try World()
+        let run = w.root + "/run"
+        try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let script = """
+            import os, socket, sys
+            s = socket.socket(socket.AF_UNIX)
+            s.bind(sys.argv[1])
+            if sys.argv[2] == "nobody":
+                os.setgid(65534); os.setuid(65534)
+            s.listen(8)
+            print("ready", flush=True)
+            s.settimeout(20)
+            c, _ = s.accept()
+            c.settimeout(3)
+            try:
+                data = c.recv(65536)
+            except socket.timeout:
+                data = b""
+            print("got %d %s" % (len(data), data.decode(errors="replace").strip()), flush=True)
+            """
+        for owner in ["nobody", "root"] {
+            unlink(run + "/control")
+            let listener = Process()
+            listener.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            listener.arguments = ["-c", script, run + "/control", owner]
+            let out = Pipe()
+            listener.standardOutput = out
+            try listener.run()
+            defer { if listener.isRunning { listener.terminate() }; listener.waitUntilExit() }
+            var lines = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+            #expect(lines.hasPrefix("ready"), "the listener: \(lines)")
+            let next = try w.run(["enable", "dev.kbhost.System"], extraEnvironment: ["KBHOST_RUNTIME_DIR": run])
+            #expect(next.status == 0, "the settings are saved either way: \(next.err)")
+            listener.waitUntilExit()
+            lines += String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            if owner == "nobody" {
+                #expect(next.err.contains("belongs to another user; not talking to it"), "\(next.err)")
+                #expect(lines.contains("got 0 "), "another user's listener was sent: \(lines)")
+            } else {
+                #expect(lines.contains("\"reload\""), "the control: our own listener gets the request: \(lines)")
+            }
+        }
+    }
+
     /// The runtime folder must be the user's own and closed to others: in someone else's,
     /// they could put their own socket where the sessions look.
     @Test(.enabled(if: getuid() == 0, "only root can give a folder to another user (CI runs as root)"))
