@@ -62,7 +62,7 @@ final class AttachSession {
             throw exitWithError(error.description, status: Kbhost.Exit.badSettings)
         }
         subscription = DaemonClient.subscribeWithoutWaiting()
-        manager.onSettingsChanged = { DaemonClient.notify() }
+        manager.onSettingsChanged = { DaemonClient.notifyWithoutWaiting() }
         manager.onEvent = { [weak self] event in
             guard let self, case .keyboardFailed(_, let reason, let setAside, let landedOn) = event else { return }
             let aside = setAside ? "; set aside until enabled again" : ""

@@ -137,6 +137,20 @@ enum DaemonClient {
         return LineChannel(fd: fd)
     }
 
+    /// Tells a running daemon the settings changed without waiting on it, for a front end whose
+    /// keys must not wait (a suspended daemon held `attach` and the IBus engine 2 s on each
+    /// globe key): connected within 100 ms or not at all, the request written only if the
+    /// socket takes it at once, and no answer read. The daemon reloads when it next runs.
+    static func notifyWithoutWaiting() {
+        guard ProcessInfo.processInfo.environment["KBHOST_NO_DAEMON"] == nil,
+              case .success(let fd) = UnixSocket.connect(DaemonPaths.socket, timeoutMilliseconds: 100) else { return }
+        defer { Sys.close(fd) }
+        let request = DaemonRequest(request: .reload, home: SettingsStore.defaultDirectory())
+        guard UnixSocket.peerUID(fd) == getuid(), (try? Sys.setNonBlocking(fd)) != nil,
+              let line = try? String(decoding: JSONEncoder().encode(request), as: UTF8.self) else { return }
+        _ = try? LineChannel(fd: fd).send(line)
+    }
+
     /// Tells a running daemon the settings changed; false if none is running.
     @discardableResult
     static func notify() -> Bool {

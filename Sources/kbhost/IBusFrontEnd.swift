@@ -80,7 +80,7 @@ final class IBusFrontEnd {
         } catch {
             throw exitWithError(error.description, status: Kbhost.Exit.badSettings)
         }
-        manager.onSettingsChanged = { DaemonClient.notify() }
+        manager.onSettingsChanged = { DaemonClient.notifyWithoutWaiting() }
         manager.onEvent = { [weak self] event in self?.heard(event) }
         subscribe()
     }
@@ -355,7 +355,7 @@ final class IBusFrontEnd {
         }
         do {
             _ = try context.store.update { $0.current = id }
-            _ = DaemonClient.notify()
+            DaemonClient.notifyWithoutWaiting()
             if engine == focused { act { manager.follow(current: id) } }
         } catch {
             Console.err("kbhost ibus: could not make \(TerminalText.line(id)) current: \(error)")

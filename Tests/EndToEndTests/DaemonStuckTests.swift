@@ -49,6 +49,36 @@ struct DaemonStuckTests {
         #expect(try SettingsStore(directory: d.w.home).load().current != before, "the change is saved")
     }
 
+    /// A suspended daemon still takes connections (the kernel completes them) but never
+    /// answers: the globe key in `attach` waited 2 s for its answer before the next keyboard
+    /// appeared. Now the session tells it without waiting, and the daemon, resumed, still
+    /// hears of the change (its subscriber is told the new current keyboard).
+    @Test func theGlobeKeyInAttachDoesNotWaitOnASuspendedDaemon() throws {
+        let d = try DaemonTests.Daemon()
+        _ = try d.kbhost("enable", "dev.kbhost.Calculator")
+        _ = try d.kbhost("set", "dev.kbhost.NumberPad")
+        let t = try PseudoTerminalSession(arguments: ["attach"], environment: d.env)
+        defer { t.press([27]) }
+        #expect(t.waitFor("Number Pad (dev.kbhost.NumberPad", seconds: 10))
+        var subscriber = try d.connect()
+        defer { Sys.close(subscriber.fd) }
+        try subscriber.send(#"{"request":"subscribe","home":"\#(d.w.home)"}"#)
+        let hello = try DaemonTests.receive(&subscriber, seconds: 10)
+        #expect(hello?.contains("dev.kbhost.NumberPad") == true, "\(hello ?? "nothing")")
+        kill(d.process.processIdentifier, SIGSTOP)
+        var resumed = false
+        defer { if !resumed { kill(d.process.processIdentifier, SIGCONT) } }
+        let start = Date()
+        t.press([7])  // Ctrl-G
+        #expect(t.waitFor("Calculator (dev.kbhost.Calculator", seconds: 10), "the globe key switched")
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(elapsed < 1.5, "the globe key took \(elapsed) s beside a suspended daemon (it waited for its answer)")
+        kill(d.process.processIdentifier, SIGCONT)
+        resumed = true
+        let event = try DaemonTests.receive(&subscriber, seconds: 10)
+        #expect(event?.contains("dev.kbhost.Calculator") == true, "the resumed daemon was told, and tells its subscribers: \(event ?? "nothing")")
+    }
+
     /// `attach` with such a daemon starts and types; once the daemon resumes, the session
     /// follows its news (nothing stays frozen).
     @Test func attachStartsBesideAStuckDaemonAndFollowsItOnceItResumes() throws {
