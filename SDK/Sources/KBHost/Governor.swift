@@ -22,12 +22,19 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
     /// Files it deleted on a tmpfs but kept mapped, whose size the governor may not read
     /// (`UnnamedFiles`, as an ordinary user); any such file alone ended it.
     public var unreadableUnnamedFiles: Int = 0
+    /// Its main thread ended while other threads ran on, where the kernel shows no memory for
+    /// it (`Footprint.mainThreadEnded`); that alone ended it.
+    public var mainThreadEnded = false
     /// How far over the budget it got (footprint at the kill − budget).
     public var overshoot: Int { footprintAtKill - budget }
     /// From the last sample under the budget to the kill.
     public var detectionNanoseconds: Int64
 
     public var description: String {
+        if mainThreadEnded {
+            return String(format: "ended its main thread while its other threads ran on, which leaves the kernel showing no memory for it, so nothing could keep it to its memory budget of %.1f MiB (peak seen %.1f MiB)",
+                          mib(budget), mib(peak))
+        }
         if unreadableUnnamedFiles > 0 {
             return String(format: "kept mapped %d file(s) it had deleted from its containers on a tmpfs, whose size kbhost cannot read without CAP_CHECKPOINT_RESTORE: memory it could hold unseen (%.1f MiB counted by then; its memory budget is %.1f MiB)",
                           unreadableUnnamedFiles, mib(footprintAtKill), mib(budget))
@@ -78,6 +85,8 @@ public final class Governor: @unchecked Sendable {
     /// The fastest a keyboard is assumed to touch memory (bytes per ns), for pacing samples by headroom.
     static let assumedTouchRate = 2.5  // 2.5 GB/s
     static let shortestInterval: Int64 = 200_000      // 0.2 ms
+    /// How long a process may show its main thread ended with others running before it is ended.
+    static let mainThreadEndedGrace: Int64 = 20_000_000  // 20 ms
     static let longestInterval: Int64 = 20_000_000    // 20 ms
     /// The fastest a keyboard is assumed to take file locks, in bytes of kernel memory per ns:
     /// 300,000 a second (60 MB/s) were measured with 200 files of 600 locks.
@@ -121,6 +130,8 @@ public final class Governor: @unchecked Sendable {
         var nextSocketCount: Int64 = 0
         var tmpfsBytes = 0
         var tmpfsEntries = 0
+        /// When a sample first found its main thread ended with others running on.
+        var mainThreadEndedSince: Int64?
         /// Memory it holds outside its address space, counted into its footprint.
         var kernelBytes: Int { lockBytes + socketBytes + tmpfsBytes }
         /// Times the footprint crossed the warning line (`memoryWarningFraction` of the budget).
@@ -223,11 +234,26 @@ public final class Governor: @unchecked Sendable {
     }
 
     private func sample(pid: Int32, _ w: inout Watch, now: Int64) {
-        guard let memory = w.reader.read()?.total else {
+        guard let read = w.reader.read() else {
             w.nextSample = Int64.max  // gone; the owner will unwatch it
             return
         }
-        let footprint = memory + w.kernelBytes
+        if read.mainThreadEnded {  // no figure to trust: it could hold anything
+            // A process ending (exit_group, a crash) passes through this for microseconds while
+            // its threads go: only a state that lasts is the keyboard's doing.
+            guard let since = w.mainThreadEndedSince, now - since >= Governor.mainThreadEndedGrace else {
+                if w.mainThreadEndedSince == nil { w.mainThreadEndedSince = now }
+                w.nextSample = now + Governor.mainThreadEndedGrace
+                return
+            }
+            try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
+            var kill = MemoryKill(budget: w.budget, footprintAtKill: w.last, peak: w.peak, detectionNanoseconds: now - w.lastUnderBudget)
+            kill.mainThreadEnded = true
+            w.kill = kill
+            return
+        }
+        w.mainThreadEndedSince = nil
+        let footprint = read.total + w.kernelBytes
         w.last = footprint
         w.peak = max(w.peak, footprint)
         if footprint > w.budget {

@@ -9,6 +9,10 @@ public struct Footprint: Hashable, Sendable {
     public var sharedMemory: Int
     public var swap: Int
     public var pageTables: Int
+    /// Its main thread has ended while others run on. The kernel then shows no memory for
+    /// the process at all (/proc/PID/status holds no Rss or Vm lines, statm is zeros), so
+    /// its footprint cannot be known.
+    public var mainThreadEnded = false
 
     public init(anonymous: Int, sharedMemory: Int, swap: Int, pageTables: Int = 0) {
         self.anonymous = anonymous
@@ -37,7 +41,7 @@ public final class FootprintReader: @unchecked Sendable {
     public func read() -> Footprint? {
         let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard n > 0 else { return nil }
-        var anonymous = 0, shmem = 0, swap = 0, pageTables = 0
+        var anonymous = 0, shmem = 0, swap = 0, pageTables = 0, zombie = false, threads = 0
         // Lines look like "RssAnon:\t    1234 kB".
         var i = 0
         while i < n {
@@ -57,10 +61,17 @@ public final class FootprintReader: @unchecked Sendable {
                     swap = value()
                 } else if buffer[i] == 86 && buffer[i + 2] == 80 && buffer[i + 3] == 84 {   // "VmPTE"
                     pageTables = value()
+                } else if buffer[i] == 83 && buffer[i + 1] == 116 && buffer[i + 5] == 58 {  // "State:\tZ (zombie)"
+                    zombie = buffer[i + 7] == 90
+                } else if buffer[i] == 84 && buffer[i + 1] == 104 && buffer[i + 7] == 58 {  // "Threads:\t2"
+                    threads = value() / 1024
                 }
             }
             i = end + 1
         }
-        return Footprint(anonymous: anonymous, sharedMemory: shmem, swap: swap, pageTables: pageTables)
+        var footprint = Footprint(anonymous: anonymous, sharedMemory: shmem, swap: swap, pageTables: pageTables)
+        // A zombie whose other threads live (a process that has ended entirely is a zombie of one thread).
+        footprint.mainThreadEnded = zombie && threads > 1
+        return footprint
     }
 }
