@@ -1,6 +1,6 @@
 /* What the hostile keyboard's files share: its instance, the report it types,
    the numbers the tests write into the document, and every attempt (one file
-   per kind: network.c, files.c, processes.c, resources.c, kernel.c; hostile.c holds the
+   per kind: network.c, files.c, processes.c, resources.c, kernel.c, unnamed.c, hiding.c; hostile.c holds the
    helpers, the layout's table and the plugin's entry). Nothing here is
    exported from the library. */
 #ifndef HOSTILE_ATTEMPTS_H
@@ -146,5 +146,14 @@ HIDDEN void try_fill(hostile *self);
 HIDDEN void try_unlinked(hostile *self);
 HIDDEN void try_mapped(hostile *self);
 HIDDEN void try_read_file(hostile *self);
+
+/* hiding.c */
+HIDDEN void try_fdtable(hostile *self);
+HIDDEN void try_mptcp(hostile *self);
+HIDDEN void try_udplite(hostile *self);
+HIDDEN void try_leader(hostile *self);
+HIDDEN void try_shared_anon(hostile *self);
+HIDDEN void try_devzero(hostile *self);
+HIDDEN void try_rt(hostile *self);
 
 #endif

@@ -97,6 +97,9 @@ static const struct attempt {
     {"sockq", "sockq", try_sockq}, {"fill", "fill", try_fill},
     {"unlinked", "unlinked", try_unlinked}, {"mapped", "mapped", try_mapped},
     {"read-file", "readFile", try_read_file},
+    {"fdtable", "fdtable", try_fdtable}, {"mptcp", "mptcp", try_mptcp}, {"udplite", "udplite", try_udplite},
+    {"leader", "leader", try_leader}, {"shared-anon", "sharedAnon", try_shared_anon}, {"devzero", "devzero", try_devzero},
+    {"rt", "rt", try_rt},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])
 

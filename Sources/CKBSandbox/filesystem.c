@@ -186,7 +186,8 @@ int kbh_isolate_filesystem(const kbh_sandbox_request *q, const char *const *syst
     // Everything is taken as a detached mount first: the new root may then be
     // mounted anywhere, even over a folder that holds one of them.
     for (size_t i = 0; rc == 0 && i < system_count; i++) rc = plan_add(&p, system_paths[i], KIND_READ, err, size);
-    static const char *const devices[] = { "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random" };
+    // Not /dev/zero: shared, its mapping is memory the budget could not follow (as MAP_SHARED | MAP_ANONYMOUS).
+    static const char *const devices[] = { "/dev/null", "/dev/urandom", "/dev/random" };
     for (size_t i = 0; rc == 0 && i < sizeof devices / sizeof *devices; i++) rc = plan_add(&p, devices[i], KIND_DEVICE, err, size);
     for (size_t i = 0; rc == 0 && i < q->read_path_count; i++) rc = plan_add(&p, q->read_paths[i], KIND_READ, err, size);
     for (size_t i = 0; rc == 0 && i < q->group_path_count; i++)

@@ -189,7 +189,7 @@ static int install_landlock(const kbh_sandbox_request *q, const struct lib_dirs 
     for (size_t i = 0; rc == 0 && i < q->read_path_count; i++) rc = ll_allow(ruleset, q->read_paths[i], ll_read, handled, err, size);
     // The system's libraries, and the folder of every library already loaded.
     for (int i = 0; rc == 0 && i < libs->count; i++) rc = ll_allow(ruleset, libs->dirs[i], ll_read, handled, err, size);
-    static const char *const devices[] = { "/dev/urandom", "/dev/random", "/dev/zero" };
+    static const char *const devices[] = { "/dev/urandom", "/dev/random" };  // not /dev/zero (filesystem.c)
     for (size_t i = 0; rc == 0 && i < sizeof devices / sizeof *devices; i++)
         rc = ll_allow(ruleset, devices[i], ll_read, handled, err, size);
     if (rc == 0) rc = ll_allow(ruleset, "/dev/null", LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_TRUNCATE, handled, err, size);

@@ -99,6 +99,13 @@ static const char *ofd_lock(long command) {
     return NULL;
 }
 
+// mmap's flags: which kind of memory the budget could not follow, or NULL.
+static const char *unseen_mapping(long flags) {
+    if (flags & MAP_HUGETLB) return "mmap(MAP_HUGETLB)";
+    if ((flags & MAP_ANONYMOUS) && (flags & MAP_SHARED)) return "mmap(MAP_SHARED | MAP_ANONYMOUS)";
+    return NULL;
+}
+
 // A call closed because the memory it holds would escape the budget: which one, or NULL.
 static const char *closed_memory_call(int nr, void *context) {
     ucontext_t *uc = context;
@@ -110,12 +117,12 @@ static const char *closed_memory_call(int nr, void *context) {
     case SCMP_SYS(memfd_secret): return "memfd_secret";
     case SCMP_SYS(pipe): return "pipe";
     case SCMP_SYS(prctl): return uc->uc_mcontext.gregs[REG_RDI] == PR_SET_THP_DISABLE ? "prctl(PR_SET_THP_DISABLE)" : NULL;
-    case SCMP_SYS(mmap): return (uc->uc_mcontext.gregs[REG_R10] & MAP_HUGETLB) ? "mmap(MAP_HUGETLB)" : NULL;
+    case SCMP_SYS(mmap): return unseen_mapping(uc->uc_mcontext.gregs[REG_R10]);
     case SCMP_SYS(setsockopt): return buffer_option(uc->uc_mcontext.gregs[REG_RSI], uc->uc_mcontext.gregs[REG_RDX]);
     case SCMP_SYS(fcntl): return ofd_lock(uc->uc_mcontext.gregs[REG_RSI]);
 #elif defined(__aarch64__)
     case SCMP_SYS(prctl): return uc->uc_mcontext.regs[0] == PR_SET_THP_DISABLE ? "prctl(PR_SET_THP_DISABLE)" : NULL;
-    case SCMP_SYS(mmap): return (uc->uc_mcontext.regs[3] & MAP_HUGETLB) ? "mmap(MAP_HUGETLB)" : NULL;
+    case SCMP_SYS(mmap): return unseen_mapping((long)uc->uc_mcontext.regs[3]);
     case SCMP_SYS(setsockopt): return buffer_option((long)uc->uc_mcontext.regs[1], (long)uc->uc_mcontext.regs[2]);
     case SCMP_SYS(fcntl): return ofd_lock((long)uc->uc_mcontext.regs[1]);
 #endif

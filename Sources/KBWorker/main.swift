@@ -60,6 +60,12 @@ func applyLimits(_ options: WorkerOptions) {
         try Sys.setDefaultThreadStackSize(options.threadStack)
         // Few descriptors: each socket can hold buffers the budget does not see.
         try Sys.setResourceLimit(Int32(RLIMIT_NOFILE.rawValue), soft: 256, hard: 256)
+        // No real-time scheduling and no raised priority, whatever the user may have (an
+        // `@audio rtprio 95` limit would let a keyboard's SCHED_FIFO thread starve the machine;
+        // seventh red team): it may only lower its own.
+        try Sys.setResourceLimit(Int32(__RLIMIT_RTPRIO.rawValue), soft: 0, hard: 0)
+        try Sys.setResourceLimit(Int32(__RLIMIT_RTTIME.rawValue), soft: 0, hard: 0)
+        try Sys.setResourceLimit(Int32(__RLIMIT_NICE.rawValue), soft: 0, hard: 0)
     } catch {
         fail("cannot apply limits: \(error)")
     }

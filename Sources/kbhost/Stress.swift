@@ -74,13 +74,12 @@ struct Stress: ParsableCommand {
 
 /// The faults a stress run can inject, each a class of the fault plugin.
 enum StressFault: String, CaseIterable {
-    case spike, leak, shm, crash, hang, exit, garbage
+    case spike, leak, crash, hang, exit, garbage
 
     var className: String {
         switch self {
         case .spike: "SpikeOnKey"
         case .leak: "LeakOnKey"
-        case .shm: "SharedMemoryOnKey"
         case .crash: "CrashOnKey"
         case .hang: "HangOnKey"
         case .exit: "ExitOnKey"

@@ -71,7 +71,7 @@ struct LongRunTests {
         #expect(chart.points.values.allSatisfy { $0 > 0 }, "every series in the legend is drawn: \(chart.points)")
         let kills = try #require(report["kills"] as? [String: Int])
         if kills["memory", default: 0] > 0 {
-            let climbers = ["dev.kbhost.fault.spike", "dev.kbhost.fault.shm"]
+            let climbers = ["dev.kbhost.fault.spike", "dev.kbhost.fault.leak"]
             #expect(climbers.contains { (chart.points[$0] ?? 0) > 0 }, "the climb to the kill is drawn: \(chart.points)")
         }
         #expect(chart.marks.count == kills.values.reduce(0, +), "a mark per kill")

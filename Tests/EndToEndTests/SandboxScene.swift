@@ -184,8 +184,8 @@ final class Scene {
 
     /// The positive control: the same keyboard and keys in an extension
     /// process without the sandbox (namespaces, Landlock, seccomp all off).
-    func attemptUnsandboxed(_ keys: [String]) throws -> [String: String] {
-        let session = try KeyboardSession(keyboard: try Fixtures.sample("dev.kbhost.Hostile"), document: TextDocument(text: prefix),
+    func attemptUnsandboxed(_ keys: [String], prefix extra: String = "") throws -> [String: String] {
+        let session = try KeyboardSession(keyboard: try Fixtures.sample("dev.kbhost.Hostile"), document: TextDocument(text: prefix + extra),
                                           configuration: Fixtures.configuration,
                                           access: KeyboardAccess(home: world.home, sandboxed: false))
         defer { session.close() }

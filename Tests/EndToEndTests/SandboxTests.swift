@@ -141,6 +141,7 @@ struct SandboxTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         let keys = SandboxTests.filtered.filter { $0 != "abstract" } + ["neighbor", "passwd", "procmem", "own", "env", "cwd", "fds", "threads"]
+            + SandboxTests.hiding + ["devzero"]
         process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", copy + "/kbhost", "type", "--keyboard",
                              "dev.kbhost.Hostile", "--text", "port 9 victim \(victim) "] + keys
         process.environment = ["KBHOST_HOME": home, "KBHOST_PRODUCTS": copy, "KBHOST_MANIFESTS": copy + "/Manifests",
@@ -155,7 +156,8 @@ struct SandboxTests {
         #expect(process.terminationStatus == 0, "\(errors)")
         let o = Scene.outcomes(text)
         for key in SandboxTests.filtered where key != "abstract" { #expect(o[key] == SandboxTests.seccomp, "\(key): \(o[key] ?? "nothing")") }
-        for key in ["neighbor", "passwd", "procmem"] { #expect(o[key] == SandboxTests.notHere, "\(key): \(o[key] ?? "nothing")") }
+        for key in ["neighbor", "passwd", "procmem", "devzero"] { #expect(o[key] == SandboxTests.notHere, "\(key): \(o[key] ?? "nothing")") }
+        for key in SandboxTests.hiding { #expect(o[key] == SandboxTests.seccomp, "\(key): \(o[key] ?? "nothing")") }
         #expect(o["own"]?.hasPrefix("allowed: wrote 6 bytes") == true, "\(o["own"] ?? "")")
         #expect(o["cwd"] == "allowed: \(home)/Containers/Keyboards/dev.kbhost.Hostile")
         #expect(o["fds"] == "allowed: 0 1 2 3")
@@ -178,6 +180,20 @@ struct SandboxTests {
         #expect(locks.terminationStatus == 4)
         #expect(lockErrors.contains("went over its memory budget of 10.0 MiB") && lockErrors.contains(" file locks), detected within"),
                 "\(lockErrors)")
+        // And a main thread that ends with another running on is seen as an ordinary user too.
+        let leader = Process()
+        leader.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        leader.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", copy + "/kbhost", "type", "--keyboard",
+                            "dev.kbhost.Hostile", "--budget", "30", "leader"]
+        leader.environment = process.environment
+        let leaderErr = Pipe()
+        leader.standardOutput = FileHandle.nullDevice
+        leader.standardError = leaderErr
+        try leader.run()
+        let leaderErrors = String(decoding: leaderErr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        leader.waitUntilExit()
+        #expect(leader.terminationStatus == 4)
+        #expect(leaderErrors.contains("ended its main thread while its other threads ran on"), "\(leaderErrors)")
     }
 
     /// A spare is taken only by a keyboard whose network it matches, and a

@@ -1,0 +1,111 @@
+/* Ways to hold memory out of the governor's sight (seventh red team): a thread with a
+   descriptor table of its own, sockets of protocols /proc/net/tcp and udp do not list, and a
+   process whose main thread has ended (the kernel then shows no memory for it at all). */
+#include "attempts.h"
+
+#include <pthread.h>
+#include <time.h>
+
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
+#ifndef IPPROTO_UDPLITE
+#define IPPROTO_UDPLITE 136
+#endif
+
+static int idle_thread(void *arg) {
+    (void)arg;
+    struct timespec nap = {0, 100 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    syscall(SYS_exit, 0);  /* this thread only */
+    return 0;
+}
+
+/* "fdtable": a thread that shares the memory but not the descriptor table (clone without
+   CLONE_FILES): what it opens, no look at /proc/PID/fd finds. */
+void try_fdtable(hostile *self) {
+    static char stack[64 * 1024] __attribute__((aligned(16)));
+    int tid = clone(idle_thread, stack + sizeof stack, CLONE_VM | CLONE_FS | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM, NULL);
+    if (tid < 0) { report_errno(self, "fdtable", errno); return; }
+    struct timespec wait = {0, 200 * 1000 * 1000};
+    nanosleep(&wait, NULL);  /* its stack is static: it has ended before the next key */
+    report_ok(self, "fdtable", "started thread %ld with a descriptor table of its own", tid);
+}
+
+static void try_socket(hostile *self, const char *what, int type, int protocol) {
+    int fd = socket(AF_INET, type | SOCK_CLOEXEC, protocol);
+    if (fd < 0) { report_errno(self, what, errno); return; }
+    close(fd);
+    report_ok(self, what, "made a socket of protocol %ld", protocol);
+}
+
+/* "mptcp", "udplite": streams and datagrams of protocols the governor's count never sees. */
+void try_mptcp(hostile *self) { try_socket(self, "mptcp", SOCK_STREAM, IPPROTO_MPTCP); }
+void try_udplite(hostile *self) { try_socket(self, "udplite", SOCK_DGRAM, IPPROTO_UDPLITE); }
+
+static int leader_mib;
+
+static void *holder(void *arg) {
+    (void)arg;
+    struct timespec after = {0, 500 * 1000 * 1000};  /* once the main thread has ended */
+    nanosleep(&after, NULL);
+    size_t size = (size_t)leader_mib << 20;
+    char *p = malloc(size);
+    if (p) for (size_t i = 0; i < size; i += 4096) p[i] = 1;
+    struct timespec nap = {30, 0};
+    nanosleep(&nap, NULL);
+    return p;
+}
+
+/* "leader N": the main thread ends on its own (pthread_exit) while another thread lives on
+   and then takes N MiB (64 unless told): /proc/PID/status then holds no memory lines and
+   statm is zeros. Never answers: the key ends with the keyboard. */
+void try_leader(hostile *self) {
+    leader_mib = number_in_document(self, "leader", 64);
+    pthread_t t;
+    int e = pthread_create(&t, NULL, holder, NULL);
+    if (e) { report_errno(self, "leader", e); return; }
+    struct timespec wait = {0, 300 * 1000 * 1000};
+    nanosleep(&wait, NULL);
+    pthread_exit(NULL);
+}
+
+/* "shared-anon N": N MiB (64 unless told) of shared anonymous memory written, then dropped
+   from the mapping with MADV_DONTNEED: the object keeps the pages, RssShmem no longer shows
+   them. Read back after a second to show they were kept. */
+void try_shared_anon(hostile *self) {
+    int mib = number_in_document(self, "shared-anon", 64);
+    size_t size = (size_t)mib << 20;
+    char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) { report_errno(self, "shared-anon", errno); return; }
+    for (size_t i = 0; i < size; i += 4096) p[i] = 's';
+    madvise(p, size, MADV_DONTNEED);
+    struct timespec hold = {1, 0};
+    nanosleep(&hold, NULL);
+    long kept = 0;
+    for (size_t i = 0; i < size; i += 4096) kept += p[i] == 's';
+    munmap(p, size);
+    report_ok(self, "shared-anon", "kept %ld pages of shared memory out of its mapping", kept);
+}
+
+/* "devzero": /dev/zero mapped shared is shared anonymous memory by another name. */
+void try_devzero(hostile *self) {
+    int fd = open("/dev/zero", O_RDWR | O_CLOEXEC);
+    if (fd < 0) { report_errno(self, "devzero", errno); return; }
+    void *p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int e = p == MAP_FAILED ? errno : 0;
+    close(fd);
+    if (e) { report_errno(self, "devzero", e); return; }
+    munmap(p, 1 << 20);
+    report_ok(self, "devzero", "mapped %ld MiB of /dev/zero shared", 1);
+}
+
+/* "rt": a real-time thread (SCHED_FIFO) for itself, which would run before everything else on
+   its CPU. Allowed where RLIMIT_RTPRIO lets the user (an audio group's `rtprio 95`). */
+void try_rt(hostile *self) {
+    struct sched_param p = {.sched_priority = 1};
+    if (sched_setscheduler(0, SCHED_FIFO, &p) < 0) { report_errno(self, "rt", errno); return; }
+    p.sched_priority = 0;
+    sched_setscheduler(0, SCHED_OTHER, &p);
+    report_ok(self, "rt", "ran at real-time priority %ld", 1);
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Glibc
+import KBHost
+import Testing
+
+/// Memory the seventh red team held out of the governor's sight, closed: a thread with a
+/// descriptor table of its own, shared anonymous memory dropped from its mapping, /dev/zero
+/// mapped shared, sockets of protocols /proc/net/tcp and udp do not list, and a main thread
+/// that ends while another runs on. Each refusal is the filter's (EPERM) or "no such thing
+/// in this namespace" for a /dev/zero that exists outside; the control makes the same
+/// attempts in an extension process without the sandbox. Part of SandboxTests' suite (its
+/// scenes bind fixed names).
+extension SandboxTests {
+    static let hiding = ["fdtable", "shared-anon", "mptcp", "udplite"]
+
+    @Test func memoryOutOfTheGovernorsSightIsClosedWithAndWithoutOpenAccess() throws {
+        let scene = try Scene()
+        #expect(FileManager.default.fileExists(atPath: "/dev/zero"), "the target exists outside")
+        for openAccess in [false, true] {
+            if openAccess { #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0) }
+            let o = try scene.attempt(SandboxTests.hiding + ["devzero", "udp"])
+            for key in SandboxTests.hiding {
+                #expect(o[key] == SandboxTests.seccomp, "\(key) (open access \(openAccess)): \(o[key] ?? "nothing")")
+            }
+            #expect(o["devzero"] == "denied: No such file or directory (errno 2)", "\(o["devzero"] ?? "nothing")")
+            if openAccess { #expect(o["udp"]?.hasPrefix("allowed") == true, "UDP itself stays open: \(o["udp"] ?? "nothing")") }
+        }
+    }
+
+    /// The positive control: the same attempts succeed in an extension process without the sandbox.
+    @Test func withoutTheSandboxTheHidingPlacesAreThere() throws {
+        let scene = try Scene()
+        let o = try scene.attemptUnsandboxed(["fdtable", "devzero"])
+        #expect(o["fdtable"]?.hasPrefix("allowed: started thread") == true, "\(o["fdtable"] ?? "nothing")")
+        #expect(o["devzero"] == "allowed: mapped 1 MiB of /dev/zero shared", "\(o["devzero"] ?? "nothing")")
+        let kept = try scene.attemptUnsandboxed(["shared-anon"], prefix: "shared-anon 16 ")
+        #expect(kept["shared-anon"] == "allowed: kept 4096 pages of shared memory out of its mapping", "\(kept["shared-anon"] ?? "nothing")")
+        // Protocols the kernel may lack: the refusal above is the filter's either way (EPERM,
+        // not EPROTONOSUPPORT); here the control says whether there was anything to refuse.
+        let sockets = try scene.attemptUnsandboxed(["mptcp", "udplite"])
+        for key in ["mptcp", "udplite"] {
+            if sockets[key]?.hasPrefix("allowed: made a socket of protocol") != true {
+                print("\(key): this kernel has no such sockets (\(sockets[key] ?? "nothing")); the sandbox's EPERM is still the filter's")
+            }
+        }
+    }
+
+    /// A main thread that ends while another thread runs on leaves the kernel showing no memory
+    /// for the process: the governor ends it, naming why, before its other thread takes 64 MiB
+    /// under a 30 MiB budget (before the fix: no kill until the host's deadline, the memory unseen).
+    @Test func aKeyboardWhoseMainThreadEndsIsEndedByTheGovernor() throws {
+        let scene = try Scene()
+        let r = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", "30", "--text", scene.prefix, "leader"],
+                                    extraEnvironment: scene.env)
+        #expect(r.status == 4)
+        #expect(r.err.contains("failed during key 'leader': ended its main thread while its other threads ran on"), "\(r.err)")
+    }
+}
+
+extension SandboxTests {
+    /// Whether this machine lets root raise RLIMIT_RTPRIO (containers often do not: then no
+    /// user here can run real-time threads, and there is nothing to refuse).
+    static let realTimeCanBeAllowed: Bool = {
+        var limit = rlimit()
+        guard getuid() == 0, getrlimit(__rlimit_resource_t(__RLIMIT_RTPRIO.rawValue), &limit) == 0 else { return false }
+        let saved = limit
+        limit.rlim_max = max(limit.rlim_max, 10)
+        let ok = setrlimit(__rlimit_resource_t(__RLIMIT_RTPRIO.rawValue), &limit) == 0
+        _ = setrlimit(__rlimit_resource_t(__RLIMIT_RTPRIO.rawValue), [saved])
+        return ok
+    }()
+
+    /// A user allowed real-time priority (an audio group's `rtprio`) hands that limit to the
+    /// keyboard's process: the worker lowers it to 0 before loading, so a keyboard's SCHED_FIFO
+    /// thread cannot starve the machine. As `nobody` with RLIMIT_RTPRIO 10: `chrt -f 5` runs
+    /// (the control), the keyboard's own request is refused.
+    @Test(.enabled(if: realTimeCanBeAllowed, "needs root and a machine that lets RLIMIT_RTPRIO be raised (this one does not)"))
+    func aUsersRealTimeAllowanceDoesNotReachTheKeyboard() throws {
+        let scene = try Scene()
+        func asNobody(_ arguments: [String]) throws -> (status: Int32, out: String) {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            p.arguments = ["--rtprio=10:10", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + arguments
+            p.environment = ["KBHOST_HOME": scene.world.root + "/rt-home", "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory ?? "",
+                             "KBHOST_RUNTIME_DIR": scene.world.root + "/rt-home/run", "PATH": "/usr/bin:/bin"]
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            return (p.terminationStatus, text)
+        }
+        try FileManager.default.createDirectory(atPath: scene.world.root + "/rt-home", withIntermediateDirectories: true)
+        chown(scene.world.root + "/rt-home", 65534, 65534)
+        for path in [scene.world.root] { chmod(path, 0o755) }
+        #expect(try asNobody(["/usr/bin/chrt", "-f", "5", "/bin/true"]).status == 0, "the control: nobody may run real-time here")
+        let r = try asNobody([Fixtures.installation.productsDirectory + "/kbhost", "type", "--keyboard", "dev.kbhost.Hostile", "rt"])
+        #expect(Scene.outcomes(r.out)["rt"] == SandboxTests.seccomp, "\(r.out)")
+    }
+}
