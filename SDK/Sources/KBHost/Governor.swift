@@ -86,7 +86,7 @@ public final class Governor: @unchecked Sendable {
     static let assumedTouchRate = 2.5  // 2.5 GB/s
     static let shortestInterval: Int64 = 200_000      // 0.2 ms
     /// How long a process may show its main thread ended with others running before it is ended.
-    static let mainThreadEndedGrace: Int64 = 20_000_000  // 20 ms
+    static let mainThreadEndedGrace: Int64 = 5_000_000  // 5 ms: its other threads may take memory meanwhile, unseen
     static let longestInterval: Int64 = 20_000_000    // 20 ms
     /// The fastest a keyboard is assumed to take file locks, in bytes of kernel memory per ns:
     /// 300,000 a second (60 MB/s) were measured with 200 files of 600 locks.
