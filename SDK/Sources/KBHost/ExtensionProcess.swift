@@ -334,8 +334,15 @@ public final class ExtensionProcess {
             case .exited(let status): .exited(status: status)
             }
         }
-        // Whatever the channel saw, a process the governor killed died of its budget.
-        if let kill = Governor.shared.kill(of: pid) { finalReason = .memoryExceeded(kill) }
+        // Whatever the channel saw, a process the governor killed died of its budget; but one
+        // that ended by a signal of its own while its threads went (a crash dumping core can
+        // outlast the governor's grace for a main thread that ended) died of that.
+        if let kill = Governor.shared.kill(of: pid) {
+            var endedOnItsOwn = false
+            if kill.mainThreadEnded, case .signaled(let s)? = termination, s != SIGKILL { endedOnItsOwn = true }
+            if kill.mainThreadEnded, case .exited? = termination { endedOnItsOwn = true }
+            if !endedOnItsOwn { finalReason = .memoryExceeded(kill) }
+        }
         drainOutput()
         return KeyboardFailure(keyboardID: keyboardID, phase: phase(), reason: finalReason,
                                stderrTail: String(decoding: outputTail, as: UTF8.self))
