@@ -142,6 +142,9 @@ struct Channel {
         } catch {
             fail("writing to the host: \(error)")
         }
+        // The host waits for this reply: where it shares this CPU, it runs now rather than after
+        // this process has freed the call's values and gone back to its read.
+        sched_yield()
         if tooLarge { exit(66) }
     }
 }

@@ -28,6 +28,7 @@
          Any failure → "error MESSAGE", and the client exits 1. With KBHOST_BENCH_DEBUG
          set, it logs commands, presses and commits on stderr (kbhost-bench then keeps
          its IBus folder, with that log, in the temporary directory). */
+#include <sched.h>
 #include <ibus.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,7 @@ static void answer_hops(int fd) {
     for (;;) {
         ssize_t n = read(fd, request, sizeof request);
         if (n <= 0 || send(fd, reply, sizeof reply, MSG_NOSIGNAL) != (ssize_t)sizeof reply) _exit(0);
+        sched_yield();  /* hands the CPU to the engine waiting for this reply, as kbhost's worker does */
     }
 }
 
@@ -68,6 +70,7 @@ static gboolean floor_process_key(IBusEngine *engine, guint keyval, guint keycod
     char text[8] = {0};
     g_unichar_to_utf8(c, text);
     ibus_engine_commit_text(engine, ibus_text_new_from_string(text));
+    sched_yield();  /* hands the CPU to GDBus's thread, as kbhost's engine does after a key's edits */
     return TRUE;
 }
 
