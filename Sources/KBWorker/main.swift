@@ -22,12 +22,14 @@ struct WorkerOptions {
     var isolate = true
     /// A network namespace of its own from the start (a keyboard without open access).
     var privateNetwork = false
+    /// Yield the CPU after each reply (`--hand-off`: an interactive front end waits for it).
+    var handOff = false
 
     init(_ arguments: [String]) {
         var i = 1
         while i < arguments.count {
-            if arguments[i] == "--no-isolate" {
-                isolate = false
+            if arguments[i] == "--no-isolate" || arguments[i] == "--hand-off" {
+                if arguments[i] == "--no-isolate" { isolate = false } else { handOff = true }
                 i += 1
                 continue
             }
@@ -109,6 +111,8 @@ let pretendMissing: [String] = getenv("KBHOST_SANDBOX_PRETEND_MISSING")
 /// The host end of the socketpair: blocking reads of whole frames, one write per reply.
 struct Channel {
     var reader = FrameReader()
+    /// Yield after each reply (WorkerOptions.handOff).
+    var handOff = false
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     mutating func receive() -> HostMessage? {
@@ -144,7 +148,7 @@ struct Channel {
         }
         // The host waits for this reply: where it shares this CPU, it runs now rather than after
         // this process has freed the call's values and gone back to its read.
-        sched_yield()
+        if handOff { sched_yield() }
         if tooLarge { exit(66) }
     }
 }
@@ -243,6 +247,7 @@ func main() -> Never {
     applyLimits(options)
     isolate(options)
     var worker = Worker()
+    worker.channel.handOff = options.handOff
     worker.run()
 }
 

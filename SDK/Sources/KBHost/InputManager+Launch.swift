@@ -13,12 +13,15 @@ extension InputManager {
         public var eventLimit: Int?
         /// The time (ms) a keyboard gets to answer each event; nil: the installation's deadline.
         public var eventDeadlineMilliseconds: Int?
+        /// The keyboard's process yields its CPU after each reply (`ExtensionProcess.Configuration.handsOffAfterReply`).
+        public var handsOffAfterReply: Bool
 
         /// A way of starting keyboards; `person` and `script` are the usual two (`kbhost stress`
         /// keeps a spare and sets its own event deadline).
         public init(keepsSpare: Bool, leastLaunchDeadlineMilliseconds: Int?, eventLimit: Int?,
-                    eventDeadlineMilliseconds: Int? = nil) {
+                    eventDeadlineMilliseconds: Int? = nil, handsOffAfterReply: Bool = false) {
             self.keepsSpare = keepsSpare
+            self.handsOffAfterReply = handsOffAfterReply
             self.leastLaunchDeadlineMilliseconds = leastLaunchDeadlineMilliseconds
             self.eventLimit = eventLimit
             self.eventDeadlineMilliseconds = eventDeadlineMilliseconds
@@ -26,8 +29,10 @@ extension InputManager {
 
         /// A person at a field that may live for days (`attach`, the IBus engine): a spare kept,
         /// since keyboards switch; as Android rebinds an input method within 3 s, 3 s to start
-        /// (a loaded machine needs it); the last 1,000 events (a front end reads no history).
-        public static let person = Launching(keepsSpare: true, leastLaunchDeadlineMilliseconds: 3000, eventLimit: 1000)
+        /// (a loaded machine needs it); the last 1,000 events (a front end reads no history); the
+        /// keyboard's process hands its CPU on after each reply, for the key's latency.
+        public static let person = Launching(keepsSpare: true, leastLaunchDeadlineMilliseconds: 3000, eventLimit: 1000,
+                                             handsOffAfterReply: true)
         /// A script that ends (`kbhost type`): no spare, the installation's deadline, and every
         /// event kept whole for the report.
         public static let script = Launching(keepsSpare: false, leastLaunchDeadlineMilliseconds: nil, eventLimit: nil)
@@ -40,6 +45,7 @@ extension InputManager {
         let id = loadable.identifier
         var configuration = installation.processConfiguration
         configuration.keepSpare = launching.keepsSpare
+        configuration.handsOffAfterReply = launching.handsOffAfterReply
         configuration.memoryBudgetBytes = budget
         if let least = launching.leastLaunchDeadlineMilliseconds {
             configuration.launchDeadlineMilliseconds = max(configuration.launchDeadlineMilliseconds, least)

@@ -19,10 +19,11 @@ public final class SpareProcesses: Sendable {
         let environment: [String]
         let isolate: Bool
         let privateNetwork: Bool
+        let handsOff: Bool
 
         init(_ c: ExtensionProcess.Configuration) {
-            (workerPath, dataLimitBytes, stackLimitBytes, environment, isolate, privateNetwork)
-                = (c.workerPath, c.dataLimitBytes, c.stackLimitBytes, c.environment, c.isolate, c.privateNetwork)
+            (workerPath, dataLimitBytes, stackLimitBytes, environment, isolate, privateNetwork, handsOff)
+                = (c.workerPath, c.dataLimitBytes, c.stackLimitBytes, c.environment, c.isolate, c.privateNetwork, c.handsOffAfterReply)
         }
     }
 
