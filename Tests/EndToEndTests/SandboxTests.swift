@@ -138,22 +138,27 @@ struct SandboxTests {
         let victim = try Spawn.spawn(path: "/usr/bin/setpriv", arguments: ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                                                                           "/bin/sleep", "60"], environment: [], files: [])
         defer { kill(victim, SIGKILL); var s: Int32 = 0; waitpid(victim, &s, 0) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        let environment = ["KBHOST_HOME": home, "KBHOST_PRODUCTS": copy, "KBHOST_MANIFESTS": copy + "/Manifests",
+                           "KBHOST_RUNTIME_DIR": home + "/run", "PATH": "/usr/bin:/bin"]
+        /// `kbhost ARGUMENTS` from the copy, as nobody: its status, standard output and error.
+        func asNobody(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", copy + "/kbhost"] + arguments
+            process.environment = environment
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, text, errors)
+        }
         let keys = SandboxTests.filtered.filter { $0 != "abstract" } + ["neighbor", "passwd", "procmem", "own", "env", "cwd", "fds", "threads"]
             + SandboxTests.hiding + ["devzero"]
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", copy + "/kbhost", "type", "--keyboard",
-                             "dev.kbhost.Hostile", "--text", "port 9 victim \(victim) "] + keys
-        process.environment = ["KBHOST_HOME": home, "KBHOST_PRODUCTS": copy, "KBHOST_MANIFESTS": copy + "/Manifests",
-                               "KBHOST_RUNTIME_DIR": home + "/run", "PATH": "/usr/bin:/bin"]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(errors)")
+        let (status, text, errors) = try asNobody(["type", "--keyboard", "dev.kbhost.Hostile", "--text", "port 9 victim \(victim) "] + keys)
+        #expect(status == 0, "\(errors)")
         let o = Scene.outcomes(text)
         for key in SandboxTests.filtered where key != "abstract" { #expect(o[key] == SandboxTests.seccomp, "\(key): \(o[key] ?? "nothing")") }
         for key in ["neighbor", "passwd", "procmem", "devzero"] { #expect(o[key] == SandboxTests.notHere, "\(key): \(o[key] ?? "nothing")") }
@@ -166,34 +171,14 @@ struct SandboxTests {
         #expect(Fixtures.processExists(victim))
         // What its descriptors hold is counted for an ordinary user too: the governor reads a
         // keyboard's fdinfo across its user namespace.
-        let locks = Process()
-        locks.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        locks.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", copy + "/kbhost", "type", "--keyboard",
-                           "dev.kbhost.Hostile", "--budget", "10", "--text", "locks 60000 ", "locks"]
-        locks.environment = process.environment
-        let lockErr = Pipe()
-        locks.standardOutput = FileHandle.nullDevice
-        locks.standardError = lockErr
-        try locks.run()
-        let lockErrors = String(decoding: lockErr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        locks.waitUntilExit()
-        #expect(locks.terminationStatus == 4)
-        #expect(lockErrors.contains("went over its memory budget of 10.0 MiB") && lockErrors.contains(" file locks), detected within"),
-                "\(lockErrors)")
+        let locks = try asNobody(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", "10", "--text", "locks 60000 ", "locks"])
+        #expect(locks.status == 4)
+        #expect(locks.err.contains("went over its memory budget of 10.0 MiB") && locks.err.contains(" file locks), detected within"),
+                "\(locks.err)")
         // And a main thread that ends with another running on is seen as an ordinary user too.
-        let leader = Process()
-        leader.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        leader.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", copy + "/kbhost", "type", "--keyboard",
-                            "dev.kbhost.Hostile", "--budget", "30", "leader"]
-        leader.environment = process.environment
-        let leaderErr = Pipe()
-        leader.standardOutput = FileHandle.nullDevice
-        leader.standardError = leaderErr
-        try leader.run()
-        let leaderErrors = String(decoding: leaderErr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        leader.waitUntilExit()
-        #expect(leader.terminationStatus == 4)
-        #expect(leaderErrors.contains("ended its main thread while its other threads ran on"), "\(leaderErrors)")
+        let leader = try asNobody(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", "30", "leader"])
+        #expect(leader.status == 4)
+        #expect(leader.err.contains("ended its main thread while its other threads ran on"), "\(leader.err)")
     }
 
     /// A spare is taken only by a keyboard whose network it matches, and a
