@@ -26,33 +26,83 @@ public enum SocketBuffers {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return 0 }
         defer { Sys.close(fd) }
+        // The table lists every socket of the namespace (with open access, the machine's: tens of
+        // thousands in TIME_WAIT after a burst of connections, any program's). A row is read in
+        // place, without splitting it into strings: a count must stay short whatever the machine
+        // holds (split rows took a debug build over a second with 60,000 of them, and the
+        // keyboard's queues went unseen meanwhile).
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        var line: [UInt8] = []
-        line.reserveCapacity(256)
+        var kept = 0  // bytes of an unfinished row carried to the front of the buffer
         var total = 0
         while true {
-            let n = buffer.withUnsafeMutableBytes { (try? Sys.read(fd, into: $0)) ?? 0 }
-            if n <= 0 { break }
-            for i in 0..<n {
-                if buffer[i] == 10 {
-                    if let row = row(line), inodes.contains(row.inode) { total += row.queued }
-                    line.removeAll(keepingCapacity: true)
-                } else if line.count < 512 {
-                    line.append(buffer[i])
-                }
+            let n = buffer.withUnsafeMutableBytes { b in
+                (try? Sys.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: b[kept...]))) ?? 0
             }
+            if n <= 0 { break }
+            let end = kept + n
+            var consumed = 0
+            buffer.withUnsafeBufferPointer { b in
+                var start = 0
+                for i in 0..<end where b[i] == 10 {
+                    if let row = row(b, from: start, to: i), row.inode != 0, inodes.contains(row.inode) { total += row.queued }
+                    start = i + 1
+                }
+                consumed = start
+            }
+            if consumed == 0 && end == buffer.count { kept = 0; continue }  // a row longer than the buffer: not a row
+            buffer.withUnsafeMutableBufferPointer { b in
+                for i in consumed..<end { b[i - consumed] = b[i] }
+            }
+            kept = end - consumed
         }
         return total
     }
 
-    /// One row of /proc/net/{tcp,udp}[6]: its queues' bytes and its inode; nil for the header.
-    static func row(_ line: [UInt8]) -> (queued: Int, inode: UInt64)? {
-        let fields = line.split(separator: 32, omittingEmptySubsequences: true)
-        guard fields.count > 9, fields[0].last == 58 /* ":" */ else { return nil }
-        let queues = fields[4].split(separator: 58)
-        guard queues.count == 2, let tx = Int(String(decoding: queues[0], as: UTF8.self), radix: 16),
-              let rx = Int(String(decoding: queues[1], as: UTF8.self), radix: 16),
-              let inode = UInt64(String(decoding: fields[9], as: UTF8.self)) else { return nil }
-        return (tx + rx, inode)
+    /// One row of /proc/net/{tcp,udp}[6], read in place: its queues' bytes (field 4,
+    /// "tx_queue:rx_queue" in hex) and its inode (field 9); nil for the header or a malformed row.
+    static func row(_ b: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> (queued: Int, inode: UInt64)? {
+        var i = start, field = 0
+        var queued = 0
+        while i < end {
+            while i < end && b[i] == 32 { i += 1 }
+            guard i < end else { break }
+            let first = i
+            while i < end && b[i] != 32 { i += 1 }
+            switch field {
+            case 0:
+                guard b[i - 1] == 58 else { return nil }  // "sl:" ends with a colon; the header does not
+            case 4:
+                var tx = 0, rx = 0, colon = false
+                for j in first..<i {
+                    let c = b[j]
+                    if c == 58 { colon = true; continue }
+                    guard let digit = hexDigit(c) else { return nil }
+                    if colon { rx = rx &* 16 &+ digit } else { tx = tx &* 16 &+ digit }
+                }
+                guard colon else { return nil }
+                queued = tx &+ rx
+            case 9:
+                var inode: UInt64 = 0
+                for j in first..<i {
+                    let c = b[j]
+                    guard c >= 48 && c <= 57 else { return nil }
+                    inode = inode &* 10 &+ UInt64(c - 48)
+                }
+                return (queued, inode)
+            default: break
+            }
+            field += 1
+        }
+        return nil
     }
+
+    private static func hexDigit(_ c: UInt8) -> Int? {
+        switch c {
+        case 48...57: Int(c - 48)
+        case 97...102: Int(c - 87)
+        case 65...70: Int(c - 55)
+        default: nil
+        }
+    }
+
 }
