@@ -47,3 +47,58 @@ struct SocketBuffersTests {
         #expect(SocketBuffers.bytes(of: [5], inTable: path) == 17)
     }
 }
+
+extension SocketBuffersTests {
+    /// The count that asks each socket itself: a real process (python3) with four TCP
+    /// connections to a listener that never reads, each filled until the kernel takes no
+    /// more. Its descriptors taken through its pidfd hold at least what it queued, as the
+    /// network's table says too (the control).
+    @Test func eachSocketAskedItselfHoldsWhatItQueued() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        defer { close(listener) }
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, size) } }
+        #expect(listen(listener, 16) == 0)
+        _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &size) } }
+        let port = UInt16(bigEndian: a.sin_port)
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        child.arguments = ["-c", """
+            import socket, sys, time
+            total, kept = 0, []
+            for _ in range(4):
+                s = socket.create_connection(("127.0.0.1", \(port)))
+                s.setblocking(False)
+                try:
+                    while True: total += s.send(b"q" * 65536)
+                except BlockingIOError:
+                    pass
+                kept.append(s)
+            print(total, flush=True)
+            time.sleep(30)
+            """]
+        let out = Pipe()
+        child.standardOutput = out
+        try child.run()
+        defer { kill(child.processIdentifier, SIGKILL); child.waitUntilExit() }
+        var line = ""
+        while !line.contains("\n") {
+            let data = out.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            line += String(decoding: data, as: UTF8.self)
+        }
+        let queued = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        #expect(queued > 1 << 20, "the child queued \(line)")
+        let pid = child.processIdentifier
+        let pidfd = try Sys.pidfdOpen(pid)
+        defer { Sys.close(pidfd) }
+        let held = try #require(Descriptors.read(pid: pid))
+        let asked = try #require(SocketBuffers.bytes(ofDescriptors: held.numbers, of: pidfd), "the kernel hands the descriptors over")
+        #expect(asked >= queued, "asked of each socket: \(asked) bytes for \(queued) queued")
+        let fromTable = SocketBuffers.bytes(of: held.inodes, in: pid)
+        #expect(fromTable >= queued / 2, "the table's count, the control: \(fromTable)")
+    }
+}

@@ -28,6 +28,38 @@ extern char **environ;
 
 int kbs_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+#ifndef SO_MEMINFO
+#define SO_MEMINFO 55
+#endif
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <linux/sock_diag.h>
+
+int kbs_socket_queued(int pidfd, int fd, long long *bytes) {
+    int own = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+    if (own < 0) return -1;
+    int counted = 0;
+    struct stat st;
+    int domain = 0;
+    socklen_t length = sizeof domain;
+    if (fstat(own, &st) == 0 && S_ISSOCK(st.st_mode) && getsockopt(own, SOL_SOCKET, SO_DOMAIN, &domain, &length) == 0
+        && (domain == AF_INET || domain == AF_INET6)) {
+        unsigned info[SK_MEMINFO_VARS] = {0};
+        length = sizeof info;
+        if (getsockopt(own, SOL_SOCKET, SO_MEMINFO, info, &length) == 0) {
+            *bytes = (long long)info[SK_MEMINFO_RMEM_ALLOC] + info[SK_MEMINFO_WMEM_QUEUED] + info[SK_MEMINFO_BACKLOG];
+            counted = 1;
+        }
+    }
+    int saved = errno;
+    close(own);
+    errno = saved;
+    return counted;
+}
+
 int kbs_pidfd_send_signal(int pidfd, int sig) {
     return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
 }

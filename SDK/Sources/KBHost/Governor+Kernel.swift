@@ -14,7 +14,7 @@ extension Governor {
             let start = Sys.monotonicNanoseconds()
             let watched = state.withLock { watches in
                 watches.filter { $0.value.kill == nil }.map { pid, w in
-                    (pid, w.tmpfsFolders, w.countsSockets && start >= w.nextSocketCount ? nil : w.socketBytes)
+                    (pid, w.pidfd, w.tmpfsFolders, w.countsSockets && start >= w.nextSocketCount ? nil : w.socketBytes)
                 }
             }
             let pids = watched.map(\.0)
@@ -23,7 +23,7 @@ extension Governor {
                 continue
             }
             // Sockets: counted again when due (a keyboard with open access), else as last counted.
-            let counts = watched.map { pid, folders, socketsKnown -> (pid: Int32, locks: Int, sockets: Int, files: (bytes: Int, entries: Int, unreadable: Int)) in
+            let counts = watched.map { pid, pidfd, folders, socketsKnown -> (pid: Int32, locks: Int, sockets: Int, files: (bytes: Int, entries: Int, unreadable: Int)) in
                 var files = (bytes: 0, entries: 0, unreadable: 0)
                 for folder in folders {
                     guard let used = TmpfsUsage.usage(of: folder, limit: Governor.tmpfsEntryLimit + 1 - files.entries) else { continue }
@@ -34,7 +34,10 @@ extension Governor {
                     files = (files.bytes + unnamed.bytes, files.entries + unnamed.files, unnamed.unreadable)
                 }
                 guard let held = Descriptors.read(pid: pid) else { return (pid, 0, 0, files) }
-                return (pid, held.locks, socketsKnown ?? SocketBuffers.bytes(of: held.inodes, in: pid), files)
+                // Each socket asked itself (its own descriptors, at most 256), else the network's tables.
+                let sockets = socketsKnown ?? SocketBuffers.bytes(ofDescriptors: held.numbers, of: pidfd)
+                    ?? SocketBuffers.bytes(of: held.inodes, in: pid)
+                return (pid, held.locks, sockets, files)
             }
             let now = Sys.monotonicNanoseconds()
             var interval = Governor.longestLockInterval
@@ -42,7 +45,13 @@ extension Governor {
                 var changed = false
                 for (pid, locks, sockets, files) in counts {
                     guard var w = watches[pid], w.kill == nil else { continue }
-                    if w.countsSockets && start >= w.nextSocketCount { w.nextSocketCount = now + Governor.socketCountInterval }
+                    if w.countsSockets && start >= w.nextSocketCount {
+                        // A queue fills as fast as memory: the nearer the budget, the sooner the next count.
+                        let headroom = Double(max(w.budget - w.last, 0))
+                        let pace = min(max(Int64(headroom / Governor.assumedQueueRate), Governor.shortestSocketCountInterval),
+                                       Governor.socketCountInterval)
+                        w.nextSocketCount = now + pace
+                    }
                     let lockBytes = locks * RecordLocks.bytesPerLock
                     if locks > Governor.lockLimit || files.entries > Governor.tmpfsEntryLimit || files.unreadable > 0 {
                         let footprint = w.last - w.kernelBytes + lockBytes + sockets + files.bytes
@@ -64,6 +73,7 @@ extension Governor {
                     let rate = w.tmpfsFolders.isEmpty ? Governor.assumedLockRate : Governor.assumedTouchRate
                     let headroom = Double(w.budget - max(w.last, w.kernelBytes))
                     interval = min(interval, max(Int64(headroom / rate), Governor.shortestLockInterval))
+                    if w.countsSockets { interval = min(interval, max(w.nextSocketCount - now, Governor.shortestSocketCountInterval)) }
                 }
                 return changed
             }

@@ -97,10 +97,16 @@ public final class Governor: @unchecked Sendable {
     /// (about 2 ms per 1,000), and a program needs a handful (SQLite five per database,
     /// Anthy one). 12 MiB of kernel memory.
     public static let lockLimit = 65_536
-    /// How often, at most, an open-access keyboard's socket queues are counted: reading the
-    /// network's tables costs a millisecond, and a queue fills as fast as memory (40 TCP sockets'
-    /// send queues took 156 MB in about 0.2 s), so the kill can come late by that much.
-    static let socketCountInterval: Int64 = 50_000_000  // 50 ms
+    /// How often an open-access keyboard's socket queues are counted: paced by its headroom at
+    /// `assumedQueueRate`, every 10 ms far from its budget down to every 2 ms near it. Each
+    /// socket is asked itself (pidfd_getfd and SO_MEMINFO: a few microseconds a socket); only
+    /// where the kernel refuses that are the network's tables read, which cost a millisecond
+    /// and grow with the machine's sockets (tens of thousands in TIME_WAIT after a burst).
+    static let socketCountInterval: Int64 = 10_000_000  // 10 ms
+    /// How fast a keyboard's socket queues are assumed to fill: 40 TCP sockets to a local
+    /// server that never reads took 156 MB of send queues in about 20 ms.
+    static let assumedQueueRate = 8.0  // 8 GB/s
+    static let shortestSocketCountInterval: Int64 = 2_000_000  // 2 ms
     /// The most files and folders a keyboard may keep in its containers when they are on a
     /// tmpfs: each count walks them all. 100 MiB of inodes and names alone.
     public static let tmpfsEntryLimit = 100_000

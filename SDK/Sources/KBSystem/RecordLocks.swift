@@ -38,6 +38,8 @@ public enum RecordLocks {
 public struct Descriptors: Sendable {
     public var locks = 0
     public var inodes: Set<UInt64> = []
+    /// The descriptors' numbers, as listed.
+    public var numbers: [Int32] = []
 
     public static func read(pid: Int32) -> Descriptors? {
         guard let dir = opendir("/proc/\(pid)/fdinfo") else { return nil }
@@ -46,11 +48,14 @@ public struct Descriptors: Sendable {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var result = Descriptors()
         while let entry = readdir(dir) {
+            var number: Int32 = 0
             let fd = withUnsafeBytes(of: entry.pointee.d_name) { name -> Int32 in
                 guard let first = name.first, first != 46 /* "." */ else { return -1 }
+                for b in name { if b < 48 || b > 57 { break }; number = number &* 10 &+ Int32(b - 48) }
                 return openat(folder, name.baseAddress!.assumingMemoryBound(to: CChar.self), O_RDONLY | O_CLOEXEC)
             }
             guard fd >= 0 else { continue }
+            result.numbers.append(number)
             result.scan(fd, &buffer)
             Sys.close(fd)
         }

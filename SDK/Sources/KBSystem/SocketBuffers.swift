@@ -1,3 +1,4 @@
+import CKBShims
 import Glibc
 
 /// What a process's TCP and UDP sockets hold in the kernel's queues: memory its
@@ -13,6 +14,27 @@ public enum SocketBuffers {
     /// tcp6, udp, udp6: "tx_queue:rx_queue" in hex, with the socket's inode). A
     /// UDP queue is counted as the kernel charges it (each datagram with its
     /// buffer's overhead), a TCP queue as the bytes in it.
+    /// What its TCP and UDP sockets hold, asked of each socket itself: each of `descriptors`
+    /// (its numbers in the process `pidfd` names) is taken with pidfd_getfd and asked with
+    /// SO_MEMINFO. It costs what the keyboard's own descriptors number (at most 256), not what
+    /// the machine's tables hold, and counts a queue as the kernel charges it. nil when the
+    /// kernel refuses to hand the descriptors over (before Linux 5.6, or a policy such as Yama's
+    /// ptrace_scope 3): then `bytes(of:in:)` reads the tables.
+    public static func bytes(ofDescriptors descriptors: [Int32], of pidfd: Int32) -> Int? {
+        var total = 0
+        for fd in descriptors {
+            var bytes: Int64 = 0
+            switch kbs_socket_queued(pidfd, fd, &bytes) {
+            case 1: total += Int(bytes)
+            case 0: continue
+            default:
+                if errno == EBADF { continue }  // closed since it was listed
+                return nil
+            }
+        }
+        return total
+    }
+
     public static func bytes(of inodes: Set<UInt64>, in pid: Int32) -> Int {
         guard !inodes.isEmpty else { return 0 }
         var total = 0

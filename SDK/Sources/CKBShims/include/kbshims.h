@@ -32,6 +32,13 @@ char **kbs_environ(void);
 int kbs_pipe_cloexec(int fds[2]);
 /* The uid of the peer of a Unix socket (SO_PEERCRED); 0 on success. */
 int kbs_peer_uid(int fd, uid_t *uid);
+
+/* The kernel memory one of another process's descriptors holds in its queues, if it is a TCP or
+   UDP socket (IPv4 or IPv6): the descriptor is taken with pidfd_getfd (as a tracer may), asked
+   with SO_MEMINFO (receive memory + send queue + backlog, as the kernel charges them) and
+   closed. 1 with *bytes set; 0 when it is something else; -1 with errno when it cannot be taken
+   (EPERM, ESRCH, ENOSYS before Linux 5.6, EBADF for a descriptor closed meanwhile). */
+int kbs_socket_queued(int pidfd, int fd, long long *bytes);
 /* openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS (Linux 5.6): opens `path`
    beneath `dirfd`, failing with ELOOP at any symbolic link and EXDEV on any way
    out of it (`..` above it, an absolute path). -1 with errno ENOSYS
