@@ -1,4 +1,5 @@
 import Foundation
+import KBHost
 import Testing
 
 /// `kbhost install` copies only what a bundle may hold, and what it leaves behind is no keyboard.
@@ -71,5 +72,38 @@ struct InstallSpecialFilesTests {
         listed = r.out
         #expect(listed.contains("dev.example.Staged"), "\(listed)")
         #expect(!r.err.contains(".staging"), "no warning about two copies: \(r.err)")
+    }
+}
+
+extension InstallSpecialFilesTests {
+    /// A bundle that brings a symbolic link named as the note `install` writes into the installed
+    /// copy (`.kbhost-installed-from`) had `install` write through it (eighth red team, E): to any
+    /// file the user may write, or, relative, to the settings. The targets here are real (a file
+    /// holding "ORIGINAL", the settings after an `enable`); after the install both are unchanged
+    /// and the note is a file of the copy's own naming the bundle.
+    @Test func aLinkInTheBundleWhereTheNoteGoesIsNotWrittenThrough() throws {
+        let w = try World()
+        let env = ["KBHOST_HOME": w.home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory!,
+                   "KBHOST_RUNTIME_DIR": w.root + "/run"]
+        #expect(try w.run(["enable", "dev.kbhost.NumberPad"], extraEnvironment: env).status == 0)
+        let settings = w.home + "/settings.json"
+        let target = w.root + "/target.txt"
+        try Data("ORIGINAL".utf8).write(to: URL(fileURLWithPath: target))
+        for (id, link) in [("dev.example.LinkAbsolute", target), ("dev.example.LinkRelative", "../../settings.json")] {
+            let bundle = try w.makeBundle(id: id, library: "libNumberPadKeyboard.so", principal: "NumberPadViewController", name: id)
+            #expect(symlink(link, bundle + "/.kbhost-installed-from") == 0)
+            // The control: the link is live and leads where it says.
+            #expect(FileManager.default.fileExists(atPath: bundle + "/.kbhost-installed-from") == (link == target))
+            let r = try w.run(["install", bundle], extraEnvironment: env)
+            #expect(r.status == 0, "\(r.err)")
+            let note = w.home + "/Keyboards/" + id + "/.kbhost-installed-from"
+            var st = stat()
+            #expect(lstat(note, &st) == 0 && st.st_mode & S_IFMT == S_IFREG, "the note is a file of the copy's own")
+            #expect((try? String(contentsOfFile: note, encoding: .utf8)) == bundle + "\n")
+        }
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "ORIGINAL", "the file the link named is untouched")
+        let settingsAfter = try String(contentsOfFile: settings, encoding: .utf8)
+        #expect(settingsAfter.contains("dev.kbhost.NumberPad") && settingsAfter.hasPrefix("{"), "the settings are whole")
+        #expect(try w.run(["list"], extraEnvironment: env).status == 0, "and readable")
     }
 }

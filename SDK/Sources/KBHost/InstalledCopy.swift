@@ -1,4 +1,5 @@
 public import Foundation
+import KBSystem
 
 /// An installed keyboard (`kbhost install`, KBHOST_HOME/Keyboards/ID) against the folder it was
 /// installed from: after an edit and a `swift build` the installed copy is the old keyboard, and
@@ -7,16 +8,31 @@ public enum InstalledCopy {
     /// The file in an installed bundle that names the folder it was installed from.
     public static let recordName = ".kbhost-installed-from"
 
-    /// Notes in an installed bundle where it came from (`source`, an absolute folder).
+    /// Notes in an installed bundle where it came from (`source`, an absolute folder). Whatever
+    /// the copied bundle had under that name goes first, and the note is created anew without
+    /// following a link: a bundle that brought a symbolic link called `.kbhost-installed-from`
+    /// had `install` write through it (eighth red team, E: `../../settings.json` corrupted the
+    /// settings, and any file the user may write could be overwritten).
     public static func record(source: String, in installedBundle: String) throws {
-        try Data((source + "\n").utf8).write(to: URL(fileURLWithPath: installedBundle + "/" + recordName))
+        let path = installedBundle + "/" + recordName
+        if unlink(path) != 0 && errno != ENOENT {
+            throw SystemError("unlink \(path)", errno: errno)
+        }
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SystemError("create \(path)", errno: errno) }
+        defer { Sys.close(fd) }
+        try Sys.writeAll(fd, Array((source + "\n").utf8))
     }
 
-    /// The folder an installed bundle was installed from, if it says.
+    /// The folder an installed bundle was installed from, if it says: a regular file of that
+    /// name, never what a link there leads to.
     public static func source(of installedBundle: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: installedBundle + "/" + recordName) else { return nil }
-        let path = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return path.hasPrefix("/") ? path : nil
+        let path = installedBundle + "/" + recordName
+        var st = stat()
+        guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG,
+              let bytes = try? SmallFile.read(path, limit: 4096) else { return nil }
+        let folder = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return folder.hasPrefix("/") ? folder : nil
     }
 
     /// An installed copy that is not what its folder now builds.
