@@ -155,5 +155,9 @@ HIDDEN void try_leader(hostile *self);
 HIDDEN void try_shared_anon(hostile *self);
 HIDDEN void try_devzero(hostile *self);
 HIDDEN void try_rt(hostile *self);
+HIDDEN void try_hidden_dir(hostile *self);
+HIDDEN void try_umask(hostile *self);
+HIDDEN void try_md5sig(hostile *self);
+HIDDEN void try_mcast(hostile *self);
 
 #endif

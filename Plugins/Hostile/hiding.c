@@ -109,3 +109,71 @@ void try_rt(hostile *self) {
     sched_setscheduler(0, SCHED_OTHER, &p);
     report_ok(self, "rt", "ran at real-time priority %ld", 1);
 }
+
+/* "hidden-dir N": a folder of mode 0300 (search and write, no read) in its container, N MiB
+   (64 unless told) written to a file inside: a walk that cannot list the folder never sees it. */
+void try_hidden_dir(hostile *self) {
+    int mib = number_in_document(self, "hidden-dir", 64);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/hidden", container(self));
+    if (mkdir(path, 0300) < 0 && errno != EEXIST) { report_errno(self, "hidden-dir", errno); return; }
+    snprintf(path, sizeof path, "%s/hidden/blob", container(self));
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) { report_errno(self, "hidden-dir", errno); return; }
+    static char chunk[1 << 20];
+    memset(chunk, 'h', sizeof chunk);
+    for (int i = 0; i < mib; i++) {
+        if (write(fd, chunk, sizeof chunk) != (ssize_t)sizeof chunk) { report_errno(self, "hidden-dir", errno); close(fd); return; }
+    }
+    close(fd);
+    struct timespec hold = {1, 0};
+    nanosleep(&hold, NULL);
+    report_ok(self, "hidden-dir", "holds %ld MiB in a folder of mode 0300", mib);
+}
+
+/* "umask": a umask that takes the owner's own bits away (folders made then are unreadable). */
+void try_umask(hostile *self) {
+    errno = 0;
+    long old = syscall(SYS_umask, 0500);
+    if (old < 0) { report_errno(self, "umask", errno); return; }
+    syscall(SYS_umask, old);
+    report_ok(self, "umask", "set umask 0500 (was %lo)", old);
+}
+
+/* "md5sig", "mcast": kernel memory attached to a socket through its protocol's options: a
+   TCP MD5 signature key, an IPv6 multicast membership (interface-local, on lo). */
+void try_md5sig(hostile *self) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) { report_errno(self, "md5sig", errno); return; }
+    struct {
+        struct sockaddr_storage addr;
+        unsigned char flags, prefix;
+        unsigned short keylen;
+        unsigned ifindex;
+        unsigned char key[80];
+    } sig;
+    memset(&sig, 0, sizeof sig);
+    struct sockaddr_in *peer = (struct sockaddr_in *)&sig.addr;
+    peer->sin_family = AF_INET;
+    peer->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sig.keylen = 16;
+    int r = setsockopt(fd, IPPROTO_TCP, 14 /* TCP_MD5SIG */, &sig, sizeof sig);
+    int e = errno;
+    close(fd);
+    if (r < 0) { report_errno(self, "md5sig", e); return; }
+    report_ok(self, "md5sig", "attached %ld TCP MD5 key", 1);
+}
+
+void try_mcast(hostile *self) {
+    int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) { report_errno(self, "mcast", errno); return; }
+    struct ipv6_mreq m;
+    memset(&m, 0, sizeof m);
+    inet_pton(AF_INET6, "ff01::4242", &m.ipv6mr_multiaddr);
+    m.ipv6mr_interface = 1;  /* lo */
+    int r = setsockopt(fd, IPPROTO_IPV6, IPV6_ADD_MEMBERSHIP, &m, sizeof m);
+    int e = errno;
+    close(fd);
+    if (r < 0) { report_errno(self, "mcast", e); return; }
+    report_ok(self, "mcast", "joined %ld multicast group", 1);
+}

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import KBHost
+import KBSystem
 import Testing
 
 /// Memory the seventh red team held out of the governor's sight, closed: a thread with a
@@ -97,5 +98,63 @@ extension SandboxTests {
         #expect(try asNobody(["/usr/bin/chrt", "-f", "5", "/bin/true"]).status == 0, "the control: nobody may run real-time here")
         let r = try asNobody([Fixtures.installation.productsDirectory + "/kbhost", "type", "--keyboard", "dev.kbhost.Hostile", "rt"])
         #expect(Scene.outcomes(r.out)["rt"] == SandboxTests.seccomp, "\(r.out)")
+    }
+}
+
+extension SandboxTests {
+    static let eighth = ["hidden-dir", "umask", "md5sig", "mcast"]
+
+    /// The eighth red team's ways in, refused by the filter with and without open access: a
+    /// folder its owner may not read (mode 0300, or a umask that takes the owner's bits), a TCP
+    /// MD5 key and a multicast membership (kernel memory on a socket). The control: the same
+    /// attempts succeed without the sandbox (the hidden folder's 16 MiB written where no walk
+    /// can list it).
+    @Test func theEighthRedTeamsHidingPlacesAreClosed() throws {
+        let scene = try Scene()
+        for openAccess in [false, true] {
+            if openAccess { #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0) }
+            let o = try scene.attempt(SandboxTests.eighth)
+            for key in SandboxTests.eighth {
+                #expect(o[key] == SandboxTests.seccomp, "\(key) (open access \(openAccess)): \(o[key] ?? "nothing")")
+            }
+        }
+        let control = try scene.attemptUnsandboxed(["umask", "md5sig", "mcast"])
+        #expect(control["umask"]?.hasPrefix("allowed: set umask 0500") == true, "\(control["umask"] ?? "nothing")")
+        #expect(control["md5sig"] == "allowed: attached 1 TCP MD5 key", "\(control["md5sig"] ?? "nothing")")
+        #expect(control["mcast"] == "allowed: joined 1 multicast group", "\(control["mcast"] ?? "nothing")")
+        let hidden = try scene.attemptUnsandboxed(["hidden-dir"], prefix: "hidden-dir 16 ")
+        #expect(hidden["hidden-dir"] == "allowed: holds 16 MiB in a folder of mode 0300", "\(hidden["hidden-dir"] ?? "nothing")")
+    }
+
+    /// Where the filter is off (a kernel without seccomp, the user allowing the keyboard to run
+    /// so) a keyboard can still make such a folder; on a tmpfs home, as an ordinary user (root
+    /// reads any folder), the governor's walk cannot list it, and ends the keyboard rather than
+    /// trust what it can see: at once, and again at its next start while the folder stays.
+    @Test(.enabled(if: getuid() == 0 && TmpfsUsage.isTmpfs("/dev/shm"), "needs root (to run as nobody) and /dev/shm on a tmpfs"))
+    func aFolderTheGovernorMayNotReadEndsTheKeyboard() throws {
+        let home = "/dev/shm/kbhost-hidden-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        chown(home, 65534, 65534)
+        defer { try? FileManager.default.removeItem(atPath: home) }  // root removes what nobody could not
+        func asNobody(_ arguments: [String]) throws -> (status: Int32, err: String) {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", Fixtures.installation.productsDirectory + "/kbhost"] + arguments
+            p.environment = ["HOME": home, "KBHOST_HOME": home + "/h", "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory ?? "",
+                             "KBHOST_RUNTIME_DIR": home + "/run", "KBHOST_SANDBOX_PRETEND_MISSING": "seccomp", "PATH": "/usr/bin:/bin"]
+            let err = Pipe()
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = err
+            try p.run()
+            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            return (p.terminationStatus, text)
+        }
+        #expect(try asNobody(["protection", "dev.kbhost.Hostile", "allow", "seccomp"]).status == 0)
+        let first = try asNobody(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", "48", "hidden-dir"])
+        #expect(first.status == 4)
+        #expect(first.err.contains("or a folder kbhost may not read, in its containers on a tmpfs"), "\(first.err)")
+        let again = try asNobody(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", "48", "own"])
+        #expect(again.status == 4 && again.err.contains("a folder kbhost may not read"), "the folder stays, and so does the refusal: \(again.err)")
     }
 }
