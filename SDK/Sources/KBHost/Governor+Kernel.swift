@@ -78,6 +78,9 @@ extension Governor {
                 return changed
             }
             if changed { wake.signal() }
+            // Never more than a tenth of a core: the next count waits at least nine times what
+            // this one took (a count grows with what a keyboard holds, up to the limits above).
+            interval = max(interval, 9 * (Sys.monotonicNanoseconds() - start))
             _ = kernelWake.wait(timeout: .now() + .nanoseconds(Int(interval)))
         }
     }

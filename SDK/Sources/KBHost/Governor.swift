@@ -94,9 +94,10 @@ public final class Governor: @unchecked Sendable {
     static let shortestLockInterval: Int64 = 2_000_000     // 2 ms
     static let longestLockInterval: Int64 = 100_000_000    // 100 ms
     /// The most file locks a keyboard may hold, whatever its budget: a count reads them all
-    /// (about 2 ms per 1,000), and a program needs a handful (SQLite five per database,
-    /// Anthy one). 12 MiB of kernel memory.
-    public static let lockLimit = 65_536
+    /// (about 2 ms per 1,000; 60,000 held under the old limit of 65,536 kept the counting thread
+    /// busy most of a core, eighth red team F), and a program needs a handful (SQLite five per
+    /// database, Anthy one). 768 KiB of kernel memory.
+    public static let lockLimit = 4_096
     /// How often an open-access keyboard's socket queues are counted: paced by its headroom at
     /// `assumedQueueRate`, every 10 ms far from its budget down to every 2 ms near it. Each
     /// socket is asked itself (pidfd_getfd and SO_MEMINFO: a few microseconds a socket); only
@@ -108,8 +109,9 @@ public final class Governor: @unchecked Sendable {
     static let assumedQueueRate = 8.0  // 8 GB/s
     static let shortestSocketCountInterval: Int64 = 2_000_000  // 2 ms
     /// The most files and folders a keyboard may keep in its containers when they are on a
-    /// tmpfs: each count walks them all. 100 MiB of inodes and names alone.
-    public static let tmpfsEntryLimit = 100_000
+    /// tmpfs: each count walks them all (30,000 empty files, under the old limit of 100,000,
+    /// kept the counting thread busy most of a core, eighth red team F). 10 MiB of inodes and names.
+    public static let tmpfsEntryLimit = 10_000
 
     struct Watch {
         let pidfd: Int32
