@@ -159,5 +159,6 @@ HIDDEN void try_hidden_dir(hostile *self);
 HIDDEN void try_umask(hostile *self);
 HIDDEN void try_md5sig(hostile *self);
 HIDDEN void try_mcast(hostile *self);
+HIDDEN void try_ri(hostile *self);
 
 #endif

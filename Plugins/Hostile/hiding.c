@@ -177,3 +177,20 @@ void try_mcast(hostile *self) {
     if (r < 0) { report_errno(self, "mcast", e); return; }
     report_ok(self, "mcast", "joined %ld multicast group", 1);
 }
+
+/* "ri N": one call that inserts N thousand regional indicators (1,000 unless told: 2 Mi UTF-16
+   units), then sets marked text 32 times at the end of the run. Within KBH_MAX_CALL_EDIT_WORK by
+   count, but each edit there makes the host walk back over the whole run to find a cluster's
+   boundary (flags pair up): 3.6 s of the host's time for one call (eighth red team, A). */
+void try_ri(hostile *self) {
+    int thousands = number_in_document(self, "ri", 1000);
+    size_t count = (size_t)thousands * 1000;
+    char *flags = malloc(count * 4 + 1);
+    if (!flags) { report_errno(self, "ri", ENOMEM); return; }
+    for (size_t i = 0; i < count; i++) memcpy(flags + 4 * i, "\xF0\x9F\x87\xA6", 4);  /* U+1F1E6 */
+    flags[count * 4] = 0;
+    self->host->insert_text(self->host->ctx, flags);
+    free(flags);
+    for (int i = 0; i < 32; i++) self->host->set_marked_text(self->host->ctx, i % 2 ? "xy" : "x", 0, 0);
+    self->host->unmark_text(self->host->ctx);
+}

@@ -100,7 +100,7 @@ static const struct attempt {
     {"fdtable", "fdtable", try_fdtable}, {"mptcp", "mptcp", try_mptcp}, {"udplite", "udplite", try_udplite},
     {"leader", "leader", try_leader}, {"shared-anon", "sharedAnon", try_shared_anon}, {"devzero", "devzero", try_devzero},
     {"rt", "rt", try_rt}, {"hidden-dir", "hiddenDir", try_hidden_dir}, {"umask", "umask", try_umask},
-    {"md5sig", "md5sig", try_md5sig}, {"mcast", "mcast", try_mcast},
+    {"md5sig", "md5sig", try_md5sig}, {"mcast", "mcast", try_mcast}, {"ri", "ri", try_ri},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])
 

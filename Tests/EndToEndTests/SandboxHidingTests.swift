@@ -158,3 +158,22 @@ extension SandboxTests {
         #expect(again.status == 4 && again.err.contains("a folder kbhost may not read"), "the folder stays, and so does the refusal: \(again.err)")
     }
 }
+
+extension SandboxTests {
+    /// One call's edits within KBH_MAX_CALL_EDIT_WORK by count can still cost the host seconds:
+    /// 32 marked-text edits at the end of a million regional indicators (each cluster boundary
+    /// found by walking back over the run) held it 3.6 s a call (eighth red team, A). The check
+    /// now also stops at 250 ms of the host's time and refuses the call, applying none of it.
+    /// The control: the same call over a thousand regional indicators is applied.
+    @Test func editsThatTakeTheHostTooLongToCheckAreRefused() throws {
+        let scene = try Scene()
+        let small = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--json", "--text", "ri 1 ", "ri"], extraEnvironment: scene.env)
+        #expect(small.status == 0, "the control: \(small.err)")
+        #expect(small.out.contains("🇦🇦"), "the thousand flags were typed")
+        let large = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--text", "kept ", "own", "ri"], extraEnvironment: scene.env)
+        #expect(large.status == 4)
+        #expect(large.err.contains("failed during key 'ri': made 34 edits in one call whose check took the host more than 250 ms"), "\(large.err)")
+        #expect(large.out.hasPrefix("kept own: allowed"), "what was typed before stays, and nothing of the refused call: \(large.out.prefix(200))")
+        #expect(!large.out.contains("🇦"), "none of the refused call's edits were applied")
+    }
+}

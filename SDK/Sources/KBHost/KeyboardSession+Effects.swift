@@ -1,3 +1,4 @@
+import KBSystem
 import KBText
 import KBWire
 
@@ -7,7 +8,9 @@ extension KeyboardSession {
     func apply(_ effects: [Effect], phase: @autoclosure () -> String) throws(KeyboardFailure) {
         // Counted before anything is applied: the time the host spends on one call's edits is
         // bounded as their count and memory are (WireLimits.maximumEditWork).
-        if let excess = WireLimits.editWorkViolation(effects, document: document.buffer) {
+        let deadline = Sys.monotonicNanoseconds() + Int64(WireLimits.maximumEditCheckMilliseconds) * 1_000_000
+        if let excess = WireLimits.editWorkViolation(effects, document: document.buffer,
+                                                     timeIsUp: { Sys.monotonicNanoseconds() > deadline }) {
             throw fail(KeyboardFailure(keyboardID: keyboard.identifier, phase: phase(), reason: .loadFailed(.overLimit, excess),
                                        stderrTail: process.outputText))
         }
