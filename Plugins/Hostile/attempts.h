@@ -160,5 +160,8 @@ HIDDEN void try_umask(hostile *self);
 HIDDEN void try_md5sig(hostile *self);
 HIDDEN void try_mcast(hostile *self);
 HIDDEN void try_ri(hostile *self);
+HIDDEN void try_proc_task(hostile *self);
+HIDDEN void try_pass_fd(hostile *self);
+HIDDEN void try_wide_level(hostile *self);
 
 #endif

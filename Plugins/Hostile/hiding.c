@@ -194,3 +194,59 @@ void try_ri(hostile *self) {
     for (int i = 0; i < 32; i++) self->host->set_marked_text(self->host->ctx, i % 2 ? "xy" : "x", 0, 0);
     self->host->unmark_text(self->host->ctx);
 }
+
+/* "proc-task": what /proc/self/net and the mount table hide, through a thread's folder
+   (/proc/self/task/TID/net/unix, .../mountinfo). */
+void try_proc_task(hostile *self) {
+    const char *names[] = { "net/unix", "mountinfo" };
+    long total = 0;
+    for (int i = 0; i < 2; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "/proc/self/task/%ld/%s", (long)syscall(SYS_gettid), names[i]);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) { report_errno(self, "proc-task", errno); return; }
+        char buf[4096];
+        ssize_t n;
+        while ((n = read(fd, buf, sizeof buf)) > 0) total += n;
+        close(fd);
+    }
+    report_ok(self, "proc-task", "read %ld bytes of its thread's net/unix and mountinfo", total);
+}
+
+/* "pass-fd": a file of its container sent over its channel to the host (SCM_RIGHTS on fd 3)
+   and closed: the descriptor waits in the host's receive queue, held by no process. */
+void try_pass_fd(hostile *self) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s/passed", container(self));
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) { report_errno(self, "pass-fd", errno); return; }
+    unlink(path);
+    char byte = 0;
+    struct iovec iov = {&byte, 1};
+    union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } control;
+    memset(&control, 0, sizeof control);
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    ssize_t n = sendmsg(3, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    int e = errno;
+    close(fd);
+    if (n < 0) { report_errno(self, "pass-fd", e); return; }
+    report_ok(self, "pass-fd", "parked %ld descriptor in the host's queue", 1);
+}
+
+/* "wide-level": setsockopt with a level whose low 32 bits are SOL_SOCKET's (the kernel reads
+   an int): SO_RCVBUF raised past what the filter allows, if a 64-bit comparison lets it. */
+void try_wide_level(hostile *self) {
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) { report_errno(self, "wide-level", errno); return; }
+    int size = 8 << 20;
+    long r = syscall(SYS_setsockopt, fd, 0x100000000L | SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+    int e = errno;
+    close(fd);
+    if (r < 0) { report_errno(self, "wide-level", e); return; }
+    report_ok(self, "wide-level", "set SO_RCVBUF to %ld through a wide level", size);
+}

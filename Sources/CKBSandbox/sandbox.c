@@ -194,9 +194,11 @@ static int install_landlock(const kbh_sandbox_request *q, const struct lib_dirs 
         rc = ll_allow(ruleset, devices[i], ll_read, handled, err, size);
     if (rc == 0) rc = ll_allow(ruleset, "/dev/null", LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_TRUNCATE, handled, err, size);
     // Its own /proc entries, but not /proc/self/net (with open access, the host's sockets)
-    // nor its mount table (the host's paths).
+    // nor its mount table (the host's paths); nor /proc/self/task, whose every thread's folder
+    // holds its own net/, mountinfo and cgroup (a rule on a folder grants all below it: the
+    // eighth red team read the host's sockets and the daemon's socket path there, B).
     static const char *const own[] = { "/proc/self/maps", "/proc/self/stat", "/proc/self/statm", "/proc/self/status",
-                                       "/proc/self/fd", "/proc/self/fdinfo", "/proc/self/task", "/proc/self/auxv",
+                                       "/proc/self/fd", "/proc/self/fdinfo", "/proc/self/auxv",
                                        "/proc/self/limits", "/proc/self/cmdline", "/proc/self/comm", "/proc/self/smaps",
                                        "/proc/self/smaps_rollup" };
     for (size_t i = 0; rc == 0 && i < sizeof own / sizeof *own; i++)

@@ -103,6 +103,7 @@ extension SandboxTests {
 
 extension SandboxTests {
     static let eighth = ["hidden-dir", "umask", "md5sig", "mcast"]
+    static let landlocked = ["proc-task"]
 
     /// The eighth red team's ways in, refused by the filter with and without open access: a
     /// folder its owner may not read (mode 0300, or a umask that takes the owner's bits), a TCP
@@ -113,12 +114,14 @@ extension SandboxTests {
         let scene = try Scene()
         for openAccess in [false, true] {
             if openAccess { #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0) }
-            let o = try scene.attempt(SandboxTests.eighth)
+            let o = try scene.attempt(SandboxTests.eighth + SandboxTests.landlocked)
             for key in SandboxTests.eighth {
                 #expect(o[key] == SandboxTests.seccomp, "\(key) (open access \(openAccess)): \(o[key] ?? "nothing")")
             }
+            #expect(o["proc-task"] == SandboxTests.landlock, "a thread's net/ and mountinfo: \(o["proc-task"] ?? "nothing")")
         }
-        let control = try scene.attemptUnsandboxed(["umask", "md5sig", "mcast"])
+        let control = try scene.attemptUnsandboxed(["umask", "md5sig", "mcast", "proc-task"])
+        #expect(control["proc-task"]?.hasPrefix("allowed: read ") == true, "\(control["proc-task"] ?? "nothing")")
         #expect(control["umask"]?.hasPrefix("allowed: set umask 0500") == true, "\(control["umask"] ?? "nothing")")
         #expect(control["md5sig"] == "allowed: attached 1 TCP MD5 key", "\(control["md5sig"] ?? "nothing")")
         #expect(control["mcast"] == "allowed: joined 1 multicast group", "\(control["mcast"] ?? "nothing")")
@@ -175,5 +178,58 @@ extension SandboxTests {
         #expect(large.err.contains("failed during key 'ri': made 34 edits in one call whose check took the host more than 250 ms"), "\(large.err)")
         #expect(large.out.hasPrefix("kept own: allowed"), "what was typed before stays, and nothing of the refused call: \(large.out.prefix(200))")
         #expect(!large.out.contains("🇦"), "none of the refused call's edits were applied")
+    }
+}
+
+extension SandboxTests {
+    /// A descriptor sent over the channel to the host (SCM_RIGHTS) would wait in the host's
+    /// queue, held by no process (eighth red team, H: 600 MiB of files parked so); the host's end
+    /// refuses descriptors (SO_PASSRIGHTS), sandbox or not. A setsockopt level whose low 32 bits
+    /// are SOL_SOCKET's passed a 64-bit "not SOL_SOCKET" rule (J); every level is now compared
+    /// for equality, which fails closed. The controls: outside the sandbox the wide level raises
+    /// SO_RCVBUF, and a socket pair without the option passes a descriptor.
+    @Test func descriptorsCannotBeParkedWithTheHostNorOptionsReachedThroughAWideLevel() throws {
+        var pair: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { pair.forEach { close($0) } }
+        func sendDescriptor() -> Int32 {
+            var byte: UInt8 = 0
+            var control = [UInt8](repeating: 0, count: 64)
+            return withUnsafeMutablePointer(to: &byte) { bytePointer in
+                var iov = iovec(iov_base: bytePointer, iov_len: 1)
+                return control.withUnsafeMutableBytes { raw -> Int32 in
+                    var msg = msghdr()
+                    msg.msg_iov = withUnsafeMutablePointer(to: &iov) { $0 }
+                    msg.msg_iovlen = 1
+                    msg.msg_control = raw.baseAddress
+                    msg.msg_controllen = 24  // CMSG_SPACE(sizeof(int)) on 64-bit
+                    let header = raw.baseAddress!.assumingMemoryBound(to: cmsghdr.self)
+                    header.pointee.cmsg_len = 20  // CMSG_LEN(sizeof(int))
+                    header.pointee.cmsg_level = SOL_SOCKET
+                    header.pointee.cmsg_type = Int32(SCM_RIGHTS)
+                    (raw.baseAddress! + 16).storeBytes(of: Int32(1), as: Int32.self)
+                    return sendmsg(pair[0], &msg, Int32(MSG_DONTWAIT)) >= 0 ? 0 : errno
+                }
+            }
+        }
+        #expect(sendDescriptor() == 0, "the control: a descriptor passes where the receiver takes them")
+        let kernelRefuses = Sys.refuseDescriptorPassing(pair[1])
+        if kernelRefuses {
+            #expect(sendDescriptor() == EPERM, "refused where the receiver does not")
+        } else {
+            print("this kernel has no SO_PASSRIGHTS (Linux 6.16): the host's end cannot refuse descriptors")
+        }
+        let scene = try Scene()
+        let o = try scene.attempt(["pass-fd"])
+        if kernelRefuses { #expect(o["pass-fd"] == SandboxTests.seccomp, "\(o["pass-fd"] ?? "nothing")") }
+        #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
+        let open = try scene.attempt(["wide-level", "pass-fd"])
+        #expect(open["wide-level"] == SandboxTests.seccomp, "\(open["wide-level"] ?? "nothing")")
+        if kernelRefuses { #expect(open["pass-fd"] == SandboxTests.seccomp, "\(open["pass-fd"] ?? "nothing")") }
+        let control = try scene.attemptUnsandboxed(["wide-level", "pass-fd"])
+        #expect(control["wide-level"] == "allowed: set SO_RCVBUF to 8388608 through a wide level", "\(control["wide-level"] ?? "nothing")")
+        if kernelRefuses {
+            #expect(control["pass-fd"] == SandboxTests.seccomp, "the host's end refuses with the sandbox off too: \(control["pass-fd"] ?? "nothing")")
+        }
     }
 }

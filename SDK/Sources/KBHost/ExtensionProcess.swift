@@ -78,6 +78,11 @@ public final class ExtensionProcess {
         var hostEnd: Int32 = -1, childEnd: Int32 = -1, outRead: Int32 = -1, outWrite: Int32 = -1
         do {
             (hostEnd, childEnd) = try Sys.socketPair()
+            // A descriptor the keyboard sends over its channel would wait in the host's queue,
+            // belonging to no process, until the host read it: 600 MiB of files and 880 MiB of
+            // socket queues were parked so under a 48 MiB budget (eighth red team, H). The host
+            // end takes none (on kernels before 6.16, which lack the option, see README).
+            _ = Sys.refuseDescriptorPassing(hostEnd)
             (outRead, outWrite) = try Sys.pipe()
             // Keep the child's ends above 3 so that dup2 onto 1, 2, 3 always clears close-on-exec.
             let c = try Sys.duplicate(childEnd, atLeast: 10); Sys.close(childEnd); childEnd = c

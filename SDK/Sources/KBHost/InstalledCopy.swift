@@ -14,23 +14,14 @@ public enum InstalledCopy {
     /// had `install` write through it (eighth red team, E: `../../settings.json` corrupted the
     /// settings, and any file the user may write could be overwritten).
     public static func record(source: String, in installedBundle: String) throws {
-        let path = installedBundle + "/" + recordName
-        if unlink(path) != 0 && errno != ENOENT {
-            throw SystemError("unlink \(path)", errno: errno)
-        }
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw SystemError("create \(path)", errno: errno) }
-        defer { Sys.close(fd) }
-        try Sys.writeAll(fd, Array((source + "\n").utf8))
+        try NoFollowFile.replace(installedBundle + "/" + recordName, with: Array((source + "\n").utf8))
     }
 
     /// The folder an installed bundle was installed from, if it says: a regular file of that
     /// name, never what a link there leads to.
     public static func source(of installedBundle: String) -> String? {
         let path = installedBundle + "/" + recordName
-        var st = stat()
-        guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG,
-              let bytes = try? SmallFile.read(path, limit: 4096) else { return nil }
+        guard NoFollowFile.isRegularFile(path), let bytes = try? SmallFile.read(path, limit: 4096) else { return nil }
         let folder = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return folder.hasPrefix("/") ? folder : nil
     }

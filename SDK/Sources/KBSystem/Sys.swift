@@ -51,6 +51,13 @@ public enum Sys {
         return (fds[0], fds[1])
     }
 
+    /// Refuses descriptors sent to this Unix socket (SO_PASSRIGHTS off, Linux 6.16): the sender's
+    /// SCM_RIGHTS fails with EPERM. False where the kernel has no such option.
+    public static func refuseDescriptorPassing(_ fd: Int32) -> Bool {
+        var off: Int32 = 0
+        return setsockopt(fd, SOL_SOCKET, 83 /* SO_PASSRIGHTS */, &off, socklen_t(MemoryLayout<Int32>.size)) == 0
+    }
+
     /// A pipe, close-on-exec: (read end, write end).
     public static func pipe() throws(SystemError) -> (Int32, Int32) {
         var fds: [Int32] = [-1, -1]
