@@ -78,11 +78,12 @@ extension SandboxTests {
     @Test(.enabled(if: realTimeCanBeAllowed, "needs root and a machine that lets RLIMIT_RTPRIO be raised (this one does not)"))
     func aUsersRealTimeAllowanceDoesNotReachTheKeyboard() throws {
         let scene = try Scene()
+        let copy = try SandboxTests.productsNobodyMayRead(in: scene.world.root)
         func asNobody(_ arguments: [String]) throws -> (status: Int32, out: String) {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
             p.arguments = ["--rtprio=10:10", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + arguments
-            p.environment = ["KBHOST_HOME": scene.world.root + "/rt-home", "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory ?? "",
+            p.environment = ["KBHOST_HOME": scene.world.root + "/rt-home", "KBHOST_MANIFESTS": copy + "/Manifests", "KBHOST_PRODUCTS": copy,
                              "KBHOST_RUNTIME_DIR": scene.world.root + "/rt-home/run", "PATH": "/usr/bin:/bin"]
             let out = Pipe()
             p.standardOutput = out
@@ -94,9 +95,8 @@ extension SandboxTests {
         }
         try FileManager.default.createDirectory(atPath: scene.world.root + "/rt-home", withIntermediateDirectories: true)
         chown(scene.world.root + "/rt-home", 65534, 65534)
-        for path in [scene.world.root] { chmod(path, 0o755) }
         #expect(try asNobody(["/usr/bin/chrt", "-f", "5", "/bin/true"]).status == 0, "the control: nobody may run real-time here")
-        let r = try asNobody([Fixtures.installation.productsDirectory + "/kbhost", "type", "--keyboard", "dev.kbhost.Hostile", "rt"])
+        let r = try asNobody([copy + "/kbhost", "type", "--keyboard", "dev.kbhost.Hostile", "rt"])
         #expect(Scene.outcomes(r.out)["rt"] == SandboxTests.seccomp, "\(r.out)")
     }
 }
@@ -135,6 +135,8 @@ extension SandboxTests {
     /// trust what it can see: at once, and again at its next start while the folder stays.
     @Test(.enabled(if: getuid() == 0 && TmpfsUsage.isTmpfs("/dev/shm"), "needs root (to run as nobody) and /dev/shm on a tmpfs"))
     func aFolderTheGovernorMayNotReadEndsTheKeyboard() throws {
+        let scene = try Scene()
+        let copy = try SandboxTests.productsNobodyMayRead(in: scene.world.root)
         let home = "/dev/shm/kbhost-hidden-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         chown(home, 65534, 65534)
@@ -142,8 +144,8 @@ extension SandboxTests {
         func asNobody(_ arguments: [String]) throws -> (status: Int32, err: String) {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", Fixtures.installation.productsDirectory + "/kbhost"] + arguments
-            p.environment = ["HOME": home, "KBHOST_HOME": home + "/h", "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory ?? "",
+            p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", copy + "/kbhost"] + arguments
+            p.environment = ["HOME": home, "KBHOST_HOME": home + "/h", "KBHOST_MANIFESTS": copy + "/Manifests", "KBHOST_PRODUCTS": copy,
                              "KBHOST_RUNTIME_DIR": home + "/run", "KBHOST_SANDBOX_PRETEND_MISSING": "seccomp", "PATH": "/usr/bin:/bin"]
             let err = Pipe()
             p.standardOutput = FileHandle.nullDevice

@@ -113,13 +113,12 @@ struct SandboxTests {
         }
     }
 
-    /// CI runs as root, which changes several answers: the same attempts as an
-    /// ordinary user (nobody), from a copy of the products nobody can read.
-    @Test(.enabled(if: getuid() == 0, "already an ordinary user: the other tests are this test (CI runs as root)"))
-    func asAnOrdinaryUserTheSameAttemptsAreDenied() throws {
-        let scene = try Scene()
+    /// kbhost, its worker and the hostile keyboard copied where `nobody` may read and run them (a
+    /// checkout may lie in a folder only its owner reads, as a fresh clone under `mktemp -d` does):
+    /// the copy's folder, with `Manifests/Hostile` beside the binaries (`KBHOST_PRODUCTS` names it).
+    static func productsNobodyMayRead(in root: String) throws -> String {
         let products = Fixtures.installation.productsDirectory
-        let copy = scene.world.root + "/nobody"
+        let copy = root + "/nobody"
         let bundle = copy + "/Manifests/Hostile"
         try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
         for file in ["kbhost", "kbhost-worker", "libHostileKeyboard.so"] {
@@ -127,10 +126,19 @@ struct SandboxTests {
         }
         try FileManager.default.copyItem(atPath: (Fixtures.installation.manifestsDirectory ?? "") + "/Hostile/Info.plist",
                                          toPath: bundle + "/Info.plist")
+        for path in [root, copy, copy + "/Manifests", bundle] { chmod(path, 0o755) }
+        return copy
+    }
+
+    /// CI runs as root, which changes several answers: the same attempts as an
+    /// ordinary user (nobody), from a copy of the products nobody can read.
+    @Test(.enabled(if: getuid() == 0, "already an ordinary user: the other tests are this test (CI runs as root)"))
+    func asAnOrdinaryUserTheSameAttemptsAreDenied() throws {
+        let scene = try Scene()
+        let copy = try SandboxTests.productsNobodyMayRead(in: scene.world.root)
         let home = scene.world.root + "/nobody-home"  // not inside the products: those the keyboard may read
         try FileManager.default.createDirectory(atPath: home + "/Containers/Keyboards/dev.kbhost.Calculator", withIntermediateDirectories: true)
         try Data("secret".utf8).write(to: URL(fileURLWithPath: home + "/Containers/Keyboards/dev.kbhost.Calculator/notes"))
-        for path in [scene.world.root, copy] { chmod(path, 0o755) }
         for path in [home, home + "/Containers", home + "/Containers/Keyboards", home + "/Containers/Keyboards/dev.kbhost.Calculator"] {
             chown(path, 65534, 65534)
         }
