@@ -163,5 +163,6 @@ HIDDEN void try_ri(hostile *self);
 HIDDEN void try_proc_task(hostile *self);
 HIDDEN void try_pass_fd(hostile *self);
 HIDDEN void try_wide_level(hostile *self);
+HIDDEN void try_linger(hostile *self);
 
 #endif

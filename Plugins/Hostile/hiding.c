@@ -250,3 +250,16 @@ void try_wide_level(hostile *self) {
     if (r < 0) { report_errno(self, "wide-level", e); return; }
     report_ok(self, "wide-level", "set SO_RCVBUF to %ld through a wide level", size);
 }
+
+/* "linger": SO_LINGER on a TCP socket, whose close then waits for its peer (in whichever process
+   holds the last reference: the governor's, while it counts the socket). */
+void try_linger(hostile *self) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) { report_errno(self, "linger", errno); return; }
+    struct linger l = {1, 1000};
+    int r = setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+    int e = errno;
+    close(fd);
+    if (r < 0) { report_errno(self, "linger", e); return; }
+    report_ok(self, "linger", "set SO_LINGER to %ld s", 1000);
+}

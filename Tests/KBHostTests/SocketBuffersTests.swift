@@ -96,8 +96,8 @@ extension SocketBuffersTests {
         let pidfd = try Sys.pidfdOpen(pid)
         defer { Sys.close(pidfd) }
         let held = try #require(Descriptors.read(pid: pid))
-        let asked = try #require(SocketBuffers.bytes(ofDescriptors: held.numbers, of: pidfd), "the kernel hands the descriptors over")
-        #expect(asked >= queued, "asked of each socket: \(asked) bytes for \(queued) queued")
+        let asked = try #require(SocketBuffers.bytes(ofDescriptors: held.sockets, of: pidfd), "the kernel hands the descriptors over")
+        #expect(asked >= queued * 9 / 10, "asked of each socket: \(asked) bytes for \(queued) queued (what the peer took is its own)")
         let fromTable = SocketBuffers.bytes(of: held.inodes, in: pid)
         #expect(fromTable >= queued / 2, "the table's count, the control: \(fromTable)")
     }

@@ -35,7 +35,7 @@ extension Governor {
                 }
                 guard let held = Descriptors.read(pid: pid) else { return (pid, 0, 0, files) }
                 // Each socket asked itself (its own descriptors, at most 256), else the network's tables.
-                let sockets = socketsKnown ?? SocketBuffers.bytes(ofDescriptors: held.numbers, of: pidfd)
+                let sockets = socketsKnown ?? SocketBuffers.bytes(ofDescriptors: held.sockets, of: pidfd)
                     ?? SocketBuffers.bytes(of: held.inodes, in: pid)
                 return (pid, held.locks, sockets, files)
             }

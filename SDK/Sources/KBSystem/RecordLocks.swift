@@ -38,8 +38,8 @@ public enum RecordLocks {
 public struct Descriptors: Sendable {
     public var locks = 0
     public var inodes: Set<UInt64> = []
-    /// The descriptors' numbers, as listed.
-    public var numbers: [Int32] = []
+    /// The numbers of its descriptors that are sockets (their /proc/PID/fd link reads "socket:[…]").
+    public var sockets: [Int32] = []
 
     public static func read(pid: Int32) -> Descriptors? {
         guard let dir = opendir("/proc/\(pid)/fdinfo") else { return nil }
@@ -55,7 +55,7 @@ public struct Descriptors: Sendable {
                 return openat(folder, name.baseAddress!.assumingMemoryBound(to: CChar.self), O_RDONLY | O_CLOEXEC)
             }
             guard fd >= 0 else { continue }
-            result.numbers.append(number)
+            if isSocket(folder: pid, number) { result.sockets.append(number) }
             result.scan(fd, &buffer)
             Sys.close(fd)
         }
@@ -99,6 +99,14 @@ public struct Descriptors: Sendable {
         }
     }
 
+    /// Whether descriptor `number` of process `pid` is a socket, by its /proc link (no descriptor is taken).
+    static func isSocket(folder pid: Int32, _ number: Int32) -> Bool {
+        var target = [CChar](repeating: 0, count: 32)
+        let n = readlink("/proc/\(pid)/fd/\(number)", &target, target.count - 1)
+        return n > 8 && memcmp(target, socketPrefix, 8) == 0
+    }
+
+    private static let socketPrefix = Array("socket:[".utf8CString)
     private static let lock = Array("lock:".utf8)
     private static let ino = Array("ino:".utf8)
 }
