@@ -164,5 +164,6 @@ HIDDEN void try_proc_task(hostile *self);
 HIDDEN void try_pass_fd(hostile *self);
 HIDDEN void try_wide_level(hostile *self);
 HIDDEN void try_linger(hostile *self);
+HIDDEN void try_vmas(hostile *self);
 
 #endif

@@ -263,3 +263,26 @@ void try_linger(hostile *self) {
     if (r < 0) { report_errno(self, "linger", e); return; }
     report_ok(self, "linger", "set SO_LINGER to %ld s", 1000);
 }
+
+/* "vmas N": N one-page private mappings of a file in its container, alternating protections so
+   that none merges (20,000 unless told), held a second: each is kernel memory, and a governor
+   that reads them all to find deleted files pays for every one (ninth red team, L). */
+void try_vmas(hostile *self) {
+    int count = number_in_document(self, "vmas", 20000);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/vmas", container(self));
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) { report_errno(self, "vmas", errno); return; }
+    if (ftruncate(fd, 4096) < 0) { report_errno(self, "vmas", errno); close(fd); return; }
+    char *base = mmap(NULL, (size_t)count * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED) { report_errno(self, "vmas", errno); close(fd); return; }
+    int made = 0;
+    for (; made < count; made++) {
+        void *p = mmap(base + (size_t)made * 4096, 4096, made % 2 ? PROT_READ : PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0);
+        if (p == MAP_FAILED) break;
+    }
+    close(fd);
+    struct timespec hold = {1, 0};
+    nanosleep(&hold, NULL);
+    report_ok(self, "vmas", "made %ld mappings", made);
+}

@@ -239,3 +239,23 @@ extension SandboxTests {
         }
     }
 }
+
+extension SandboxTests {
+    /// On a tmpfs home the governor reads every mapping of a keyboard to find deleted files it
+    /// maps; 65,530 of them made each count take 2.3 s, and the pause after a slow count left
+    /// 21 s between counts for every keyboard of the host (ninth red team, L). Now a keyboard
+    /// with more than 16,384 mappings there is ended; the control, 2,000, runs.
+    @Test(.enabled(if: TmpfsUsage.isTmpfs("/dev/shm"), "needs /dev/shm on a tmpfs"))
+    func tooManyMappingsOnATmpfsHomeEndTheKeyboard() throws {
+        let w = try World()
+        let home = "/dev/shm/kbhost-vmas-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let env = ["KBHOST_HOME": home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory ?? "", "KBHOST_RUNTIME_DIR": home + "/run"]
+        let control = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "--text", "vmas 2000 ", "vmas"], extraEnvironment: env)
+        #expect(control.status == 0, "\(control.err)")
+        #expect(control.out.contains("vmas: allowed: made 2000 mappings"), "\(control.out)")
+        let many = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "--text", "vmas 20000 ", "vmas"], extraEnvironment: env)
+        #expect(many.status == 4)
+        #expect(many.err.contains("memory mappings, more than the 16384 a keyboard may while its containers are on a tmpfs"), "\(many.err)")
+    }
+}

@@ -23,8 +23,9 @@ extension Governor {
                 continue
             }
             // Sockets: counted again when due (a keyboard with open access), else as last counted.
-            let counts = watched.map { pid, pidfd, folders, socketsKnown -> (pid: Int32, locks: Int, sockets: Int, files: (bytes: Int, entries: Int, unreadable: Int)) in
+            let counts = watched.map { pid, pidfd, folders, socketsKnown -> (pid: Int32, locks: Int, sockets: Int, files: (bytes: Int, entries: Int, unreadable: Int), mappings: Int) in
                 var files = (bytes: 0, entries: 0, unreadable: 0)
+                var mappings = 0
                 for folder in folders {
                     guard let used = TmpfsUsage.usage(of: folder, limit: Governor.tmpfsEntryLimit + 1 - files.entries) else { continue }
                     files = (files.bytes + used.bytes, files.entries + used.entries, 0)
@@ -32,18 +33,19 @@ extension Governor {
                 // Files there it unlinked but holds open or mapped (red team 6, R6-1).
                 if !folders.isEmpty, let unnamed = UnnamedFiles.held(by: pid, on: UnnamedFiles.devices(of: folders)) {
                     files = (files.bytes + unnamed.bytes, files.entries + unnamed.files, unnamed.unreadable)
+                    mappings = unnamed.mappings
                 }
-                guard let held = Descriptors.read(pid: pid) else { return (pid, 0, 0, files) }
+                guard let held = Descriptors.read(pid: pid) else { return (pid, 0, 0, files, mappings) }
                 // Each socket asked itself (its own descriptors, at most 256), else the network's tables.
                 let sockets = socketsKnown ?? SocketBuffers.bytes(ofDescriptors: held.sockets, of: pidfd)
                     ?? SocketBuffers.bytes(of: held.inodes, in: pid)
-                return (pid, held.locks, sockets, files)
+                return (pid, held.locks, sockets, files, mappings)
             }
             let now = Sys.monotonicNanoseconds()
             var interval = Governor.longestLockInterval
             let changed = state.withLock { watches in
                 var changed = false
-                for (pid, locks, sockets, files) in counts {
+                for (pid, locks, sockets, files, mappings) in counts {
                     guard var w = watches[pid], w.kill == nil else { continue }
                     if w.countsSockets && start >= w.nextSocketCount {
                         // A queue fills as fast as memory: the nearer the budget, the sooner the next count.
@@ -53,13 +55,15 @@ extension Governor {
                         w.nextSocketCount = now + pace
                     }
                     let lockBytes = locks * RecordLocks.bytesPerLock
-                    if locks > Governor.lockLimit || files.entries > Governor.tmpfsEntryLimit || files.unreadable > 0 {
+                    if locks > Governor.lockLimit || files.entries > Governor.tmpfsEntryLimit || files.unreadable > 0
+                        || mappings > Governor.mappingLimit {
                         let footprint = w.last - w.kernelBytes + lockBytes + sockets + files.bytes
                         try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
                         var kill = MemoryKill(budget: w.budget, footprintAtKill: footprint, peak: max(w.peak, footprint),
                                               detectionNanoseconds: now - w.lastUnderBudget)
                         (kill.lockBytes, kill.locks, kill.socketBytes) = (lockBytes, locks, sockets)
                         (kill.tmpfsBytes, kill.tmpfsEntries, kill.unreadableUnnamedFiles) = files
+                        kill.mappings = mappings
                         w.peak = kill.peak
                         w.kill = kill
                     } else if lockBytes != w.lockBytes || sockets != w.socketBytes || files.bytes != w.tmpfsBytes {
@@ -79,8 +83,10 @@ extension Governor {
             }
             if changed { wake.signal() }
             // Never more than a tenth of a core: the next count waits at least nine times what
-            // this one took (a count grows with what a keyboard holds, up to the limits above).
-            interval = max(interval, 9 * (Sys.monotonicNanoseconds() - start))
+            // this one took (a count grows with what a keyboard holds, up to the limits above),
+            // but never more than a quarter second: a keyboard that made its counts slow on
+            // purpose spaced them 21 s apart, for every keyboard of the host (ninth red team, L).
+            interval = max(interval, min(9 * (Sys.monotonicNanoseconds() - start), Governor.longestCountPause))
             _ = kernelWake.wait(timeout: .now() + .nanoseconds(Int(interval)))
         }
     }

@@ -25,12 +25,18 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
     /// Its main thread ended while other threads ran on, where the kernel shows no memory for
     /// it (`Footprint.mainThreadEnded`); that alone ended it.
     public var mainThreadEnded = false
+    /// Its mappings when it was ended for keeping more than `Governor.mappingLimit` (0 otherwise).
+    public var mappings = 0
     /// How far over the budget it got (footprint at the kill − budget).
     public var overshoot: Int { footprintAtKill - budget }
     /// From the last sample under the budget to the kill.
     public var detectionNanoseconds: Int64
 
     public var description: String {
+        if mappings > Governor.mappingLimit {
+            return String(format: "kept %d memory mappings, more than the %d a keyboard may while its containers are on a tmpfs (each is kernel memory, and kbhost reads them all to find deleted files; its memory budget is %.1f MiB)",
+                          mappings, Governor.mappingLimit, mib(budget))
+        }
         if mainThreadEnded {
             return String(format: "ended its main thread while its other threads ran on, which leaves the kernel showing no memory for it, so nothing could keep it to its memory budget of %.1f MiB (peak seen %.1f MiB)",
                           mib(budget), mib(peak))
@@ -112,6 +118,11 @@ public final class Governor: @unchecked Sendable {
     /// tmpfs: each count walks them all (30,000 empty files, under the old limit of 100,000,
     /// kept the counting thread busy most of a core, eighth red team F). 10 MiB of inodes and names.
     public static let tmpfsEntryLimit = 10_000
+    /// The most mappings a keyboard may have while its containers are on a tmpfs, where each
+    /// count reads them all (a Swift keyboard has a few hundred; 65,530 made a count take 2.3 s).
+    public static let mappingLimit = 16_384
+    /// The longest the counting thread waits because its last count was slow.
+    static let longestCountPause: Int64 = 250_000_000  // 0.25 s
 
     struct Watch {
         let pidfd: Int32
