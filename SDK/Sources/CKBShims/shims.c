@@ -38,6 +38,13 @@ int kbs_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 #include <sys/stat.h>
 #include <linux/sock_diag.h>
 
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
+int kbs_unread_sent(int fd) {
+    int n = 0;
+    return ioctl(fd, SIOCOUTQ, &n) == 0 ? n : -1;
+}
+
 int kbs_socket_queued(int pidfd, int fd, long long *bytes) {
     int own = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
     if (own < 0) return -1;

@@ -83,6 +83,10 @@ public final class ExtensionProcess {
             // socket queues were parked so under a 48 MiB budget (eighth red team, H). The host
             // end takes none (on kernels before 6.16, which lack the option, see README).
             _ = Sys.refuseDescriptorPassing(hostEnd)
+            // A write to the keyboard waits at most as long as its reply may: a keyboard that
+            // peeked at its requests and answered them without reading filled the channel until
+            // the host's next send blocked for good (ninth red team, M).
+            try Sys.setSendTimeout(hostEnd, milliseconds: max(configuration.eventDeadlineMilliseconds, configuration.launchDeadlineMilliseconds))
             (outRead, outWrite) = try Sys.pipe()
             // Keep the child's ends above 3 so that dup2 onto 1, 2, 3 always clears close-on-exec.
             let c = try Sys.duplicate(childEnd, atLeast: 10); Sys.close(childEnd); childEnd = c
@@ -231,7 +235,9 @@ public final class ExtensionProcess {
         if case .failure(let f) = reply {
             throw end(phase: phase(), .loadFailed(.init(f.kind), f.message))
         }
-        return try accept(reply, answering: message, last: true, phase: phase)
+        let accepted = try accept(reply, answering: message, last: true, phase: phase)
+        try refuseUnread(phase: phase)
+        return accepted
     }
 
     /// Pipelining: sends several requests in one write, then hands each reply,
@@ -252,8 +258,18 @@ public final class ExtensionProcess {
         for i in messages.indices {
             let reply = try receive(phase: phase, deadlineMilliseconds: configuration.eventDeadlineMilliseconds)
             if case .failure(let f) = reply { throw end(phase: phase(), .loadFailed(.init(f.kind), f.message)) }
-            try handle(i, try accept(reply, answering: messages[i], last: i == messages.count - 1, phase: phase))
+            let accepted = try accept(reply, answering: messages[i], last: i == messages.count - 1, phase: phase)
+            if i == messages.count - 1 { try refuseUnread(phase: phase) }
+            try handle(i, accepted)
         }
+    }
+
+    /// A reply to requests the worker has not read (it peeked at them): the host's writes would
+    /// pile up in the channel until one blocked (ninth red team, M). Every request must be read
+    /// by the time its last reply comes.
+    func refuseUnread(phase: () -> String) throws(KeyboardFailure) {
+        guard let unread = Sys.unreadSent(socket), unread > 0 else { return }
+        throw end(phase: phase(), .protocolViolation("answered a call it had not read (\(unread) bytes of the host's requests unread)"))
     }
 
     /// Waits for one whole frame from the worker: a blocking receive bounded

@@ -99,6 +99,20 @@ extension Sys {
         if let failure { throw failure }
     }
 
+    /// Sets SO_SNDTIMEO: a blocking send gives up after this long (EAGAIN).
+    public static func setSendTimeout(_ fd: Int32, milliseconds: Int) throws(SystemError) {
+        var tv = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
+        _ = try check("setsockopt(SO_SNDTIMEO)") {
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        }
+    }
+
+    /// What this end of a Unix stream socket sent that its peer has not read yet (nil if unknown).
+    public static func unreadSent(_ fd: Int32) -> Int? {
+        let n = kbs_unread_sent(fd)
+        return n >= 0 ? Int(n) : nil
+    }
+
     /// Sets SO_RCVTIMEO: a blocking receive gives up after this long.
     public static func setReceiveTimeout(_ fd: Int32, milliseconds: Int) throws(SystemError) {
         var tv = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)

@@ -39,6 +39,9 @@ int kbs_peer_uid(int fd, uid_t *uid);
    closed. 1 with *bytes set; 0 when it is something else; -1 with errno when it cannot be taken
    (EPERM, ESRCH, ENOSYS before Linux 5.6, EBADF for a descriptor closed meanwhile). */
 int kbs_socket_queued(int pidfd, int fd, long long *bytes);
+
+/* What this end of a Unix stream socket sent that the other end has not read yet (SIOCOUTQ), or -1. */
+int kbs_unread_sent(int fd);
 /* openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS (Linux 5.6): opens `path`
    beneath `dirfd`, failing with ELOOP at any symbolic link and EXDEV on any way
    out of it (`..` above it, an absolute path). -1 with errno ENOSYS
