@@ -58,6 +58,9 @@ HIDDEN const char *container(hostile *self);
 HIDDEN const char *group_dir(hostile *self);
 HIDDEN void home_file(hostile *self, char *path, size_t size, const char *name);
 HIDDEN void report_ok(hostile *self, const char *what, const char *format, long value);
+/* unnamed.c: a second's hold (so that a kill comes during the key), and N MiB written (0 or an errno). */
+HIDDEN void hold_a_second(void);
+HIDDEN int write_mib(int fd, int mib);
 
 /* network.c */
 HIDDEN void try_tcp(hostile *self);

@@ -80,8 +80,7 @@ void try_shared_anon(hostile *self) {
     if (p == MAP_FAILED) { report_errno(self, "shared-anon", errno); return; }
     for (size_t i = 0; i < size; i += 4096) p[i] = 's';
     madvise(p, size, MADV_DONTNEED);
-    struct timespec hold = {1, 0};
-    nanosleep(&hold, NULL);
+    hold_a_second();
     long kept = 0;
     for (size_t i = 0; i < size; i += 4096) kept += p[i] == 's';
     munmap(p, size);
@@ -120,14 +119,10 @@ void try_hidden_dir(hostile *self) {
     snprintf(path, sizeof path, "%s/hidden/blob", container(self));
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) { report_errno(self, "hidden-dir", errno); return; }
-    static char chunk[1 << 20];
-    memset(chunk, 'h', sizeof chunk);
-    for (int i = 0; i < mib; i++) {
-        if (write(fd, chunk, sizeof chunk) != (ssize_t)sizeof chunk) { report_errno(self, "hidden-dir", errno); close(fd); return; }
-    }
+    int e = write_mib(fd, mib);
     close(fd);
-    struct timespec hold = {1, 0};
-    nanosleep(&hold, NULL);
+    if (e) { report_errno(self, "hidden-dir", e); return; }
+    hold_a_second();
     report_ok(self, "hidden-dir", "holds %ld MiB in a folder of mode 0300", mib);
 }
 
@@ -282,7 +277,6 @@ void try_vmas(hostile *self) {
         if (p == MAP_FAILED) break;
     }
     close(fd);
-    struct timespec hold = {1, 0};
-    nanosleep(&hold, NULL);
+    hold_a_second();
     report_ok(self, "vmas", "made %ld mappings", made);
 }

@@ -5,12 +5,12 @@
 #include <sys/mman.h>
 #include <time.h>
 
-static void hold_a_second(void) {
+void hold_a_second(void) {
     struct timespec hold = {1, 0};
     nanosleep(&hold, NULL);
 }
 
-static int write_mib(int fd, int mib) {
+int write_mib(int fd, int mib) {
     static char chunk[1 << 20];
     memset(chunk, 'u', sizeof chunk);
     for (int i = 0; i < mib; i++) {

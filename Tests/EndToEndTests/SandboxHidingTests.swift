@@ -79,19 +79,10 @@ extension SandboxTests {
     func aUsersRealTimeAllowanceDoesNotReachTheKeyboard() throws {
         let scene = try Scene()
         let copy = try SandboxTests.productsNobodyMayRead(in: scene.world.root)
-        func asNobody(_ arguments: [String]) throws -> (status: Int32, out: String) {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-            p.arguments = ["--rtprio=10:10", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + arguments
-            p.environment = ["KBHOST_HOME": scene.world.root + "/rt-home", "KBHOST_MANIFESTS": copy + "/Manifests", "KBHOST_PRODUCTS": copy,
-                             "KBHOST_RUNTIME_DIR": scene.world.root + "/rt-home/run", "PATH": "/usr/bin:/bin"]
-            let out = Pipe()
-            p.standardOutput = out
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
-            return (p.terminationStatus, text)
+        func asNobody(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+            try SandboxTests.asNobody(arguments, environment: [
+                "KBHOST_HOME": scene.world.root + "/rt-home", "KBHOST_MANIFESTS": copy + "/Manifests", "KBHOST_PRODUCTS": copy,
+                "KBHOST_RUNTIME_DIR": scene.world.root + "/rt-home/run", "PATH": "/usr/bin:/bin"], limits: ["/usr/bin/prlimit", "--rtprio=10:10"])
         }
         try FileManager.default.createDirectory(atPath: scene.world.root + "/rt-home", withIntermediateDirectories: true)
         chown(scene.world.root + "/rt-home", 65534, 65534)
@@ -141,19 +132,10 @@ extension SandboxTests {
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         chown(home, 65534, 65534)
         defer { try? FileManager.default.removeItem(atPath: home) }  // root removes what nobody could not
-        func asNobody(_ arguments: [String]) throws -> (status: Int32, err: String) {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", copy + "/kbhost"] + arguments
-            p.environment = ["HOME": home, "KBHOST_HOME": home + "/h", "KBHOST_MANIFESTS": copy + "/Manifests", "KBHOST_PRODUCTS": copy,
-                             "KBHOST_RUNTIME_DIR": home + "/run", "KBHOST_SANDBOX_PRETEND_MISSING": "seccomp", "PATH": "/usr/bin:/bin"]
-            let err = Pipe()
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = err
-            try p.run()
-            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
-            return (p.terminationStatus, text)
+        func asNobody(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+            try SandboxTests.asNobody([copy + "/kbhost"] + arguments, environment: [
+                "HOME": home, "KBHOST_HOME": home + "/h", "KBHOST_MANIFESTS": copy + "/Manifests", "KBHOST_PRODUCTS": copy,
+                "KBHOST_RUNTIME_DIR": home + "/run", "KBHOST_SANDBOX_PRETEND_MISSING": "seccomp", "PATH": "/usr/bin:/bin"])
         }
         #expect(try asNobody(["protection", "dev.kbhost.Hostile", "allow", "seccomp"]).status == 0)
         let first = try asNobody(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", "48", "hidden-dir"])

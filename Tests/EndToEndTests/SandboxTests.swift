@@ -130,6 +130,26 @@ struct SandboxTests {
         return copy
     }
 
+    /// `command` run as nobody (setpriv; behind `limits`, a prlimit command line, when given):
+    /// its status, standard output and error.
+    static func asNobody(_ command: [String], environment: [String: String],
+                         limits: [String] = []) throws -> (status: Int32, out: String, err: String) {
+        let process = Process()
+        let setpriv = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        let argv = limits + setpriv + command
+        process.executableURL = URL(fileURLWithPath: argv[0])
+        process.arguments = Array(argv.dropFirst())
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text, errors)
+    }
+
     /// CI runs as root, which changes several answers: the same attempts as an
     /// ordinary user (nobody), from a copy of the products nobody can read.
     @Test(.enabled(if: getuid() == 0, "already an ordinary user: the other tests are this test (CI runs as root)"))
@@ -150,18 +170,7 @@ struct SandboxTests {
                            "KBHOST_RUNTIME_DIR": home + "/run", "PATH": "/usr/bin:/bin"]
         /// `kbhost ARGUMENTS` from the copy, as nobody: its status, standard output and error.
         func asNobody(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", copy + "/kbhost"] + arguments
-            process.environment = environment
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, text, errors)
+            try SandboxTests.asNobody([copy + "/kbhost"] + arguments, environment: environment)
         }
         let keys = SandboxTests.filtered.filter { $0 != "abstract" } + ["neighbor", "passwd", "procmem", "own", "env", "cwd", "fds", "threads"]
             + SandboxTests.hiding + ["devzero"]

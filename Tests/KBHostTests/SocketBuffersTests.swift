@@ -95,7 +95,7 @@ extension SocketBuffersTests {
         let pid = child.processIdentifier
         let pidfd = try Sys.pidfdOpen(pid)
         defer { Sys.close(pidfd) }
-        let held = try #require(Descriptors.read(pid: pid))
+        let held = try #require(Descriptors.read(pid: pid, sockets: true))
         let asked = try #require(SocketBuffers.bytes(ofDescriptors: held.sockets, of: pidfd), "the kernel hands the descriptors over")
         #expect(asked >= queued * 9 / 10, "asked of each socket: \(asked) bytes for \(queued) queued (what the peer took is its own)")
         let fromTable = SocketBuffers.bytes(of: held.inodes, in: pid)

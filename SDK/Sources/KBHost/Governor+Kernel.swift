@@ -35,7 +35,7 @@ extension Governor {
                     files = (files.bytes + unnamed.bytes, files.entries + unnamed.files, unnamed.unreadable)
                     mappings = unnamed.mappings
                 }
-                guard let held = Descriptors.read(pid: pid) else { return (pid, 0, 0, files, mappings) }
+                guard let held = Descriptors.read(pid: pid, sockets: socketsKnown == nil) else { return (pid, 0, 0, files, mappings) }
                 // Each socket asked itself (its own descriptors, at most 256), else the network's tables.
                 let sockets = socketsKnown ?? SocketBuffers.bytes(ofDescriptors: held.sockets, of: pidfd)
                     ?? SocketBuffers.bytes(of: held.inodes, in: pid)

@@ -38,10 +38,13 @@ public enum RecordLocks {
 public struct Descriptors: Sendable {
     public var locks = 0
     public var inodes: Set<UInt64> = []
-    /// The numbers of its descriptors that are sockets (their /proc/PID/fd link reads "socket:[…]").
+    /// The numbers of its descriptors that are sockets (their /proc/PID/fd link reads "socket:[…]"),
+    /// when `read` was asked for them.
     public var sockets: [Int32] = []
 
-    public static func read(pid: Int32) -> Descriptors? {
+    /// One pass over `pid`'s descriptors; with `sockets`, each one's link is read too (a keyboard with
+    /// open access: the only one that may have a socket of its own to count).
+    public static func read(pid: Int32, sockets: Bool = false) -> Descriptors? {
         guard let dir = opendir("/proc/\(pid)/fdinfo") else { return nil }
         defer { closedir(dir) }
         let folder = dirfd(dir)
@@ -55,7 +58,7 @@ public struct Descriptors: Sendable {
                 return openat(folder, name.baseAddress!.assumingMemoryBound(to: CChar.self), O_RDONLY | O_CLOEXEC)
             }
             guard fd >= 0 else { continue }
-            if isSocket(folder: pid, number) { result.sockets.append(number) }
+            if sockets, isSocket(folder: pid, number) { result.sockets.append(number) }
             result.scan(fd, &buffer)
             Sys.close(fd)
         }

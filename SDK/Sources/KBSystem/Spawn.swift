@@ -101,10 +101,7 @@ extension Sys {
 
     /// Sets SO_SNDTIMEO: a blocking send gives up after this long (EAGAIN).
     public static func setSendTimeout(_ fd: Int32, milliseconds: Int) throws(SystemError) {
-        var tv = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
-        _ = try check("setsockopt(SO_SNDTIMEO)") {
-            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        }
+        try setTimeout(fd, SO_SNDTIMEO, "SO_SNDTIMEO", milliseconds: milliseconds)
     }
 
     /// What this end of a Unix stream socket sent that its peer has not read yet (nil if unknown).
@@ -115,9 +112,13 @@ extension Sys {
 
     /// Sets SO_RCVTIMEO: a blocking receive gives up after this long.
     public static func setReceiveTimeout(_ fd: Int32, milliseconds: Int) throws(SystemError) {
+        try setTimeout(fd, SO_RCVTIMEO, "SO_RCVTIMEO", milliseconds: milliseconds)
+    }
+
+    private static func setTimeout(_ fd: Int32, _ option: Int32, _ name: String, milliseconds: Int) throws(SystemError) {
         var tv = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
-        _ = try check("setsockopt(SO_RCVTIMEO)") {
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        _ = try check("setsockopt(\(name))") {
+            setsockopt(fd, SOL_SOCKET, option, &tv, socklen_t(MemoryLayout<timeval>.size))
         }
     }
 
