@@ -38,6 +38,13 @@ int number_in_document(hostile *self, const char *name, int otherwise) {
 }
 
 int port_from_document(hostile *self) { return number_in_document(self, "port", 9); }
+/* The host's 127.0.0.1: itself, or, in a network namespace of its own ("gateway " in the
+   document: open access through kbhost's relay), the relay's gateway 10.0.2.2. */
+uint32_t host_address(hostile *self) {
+    const char *before = self->host->document_context_before_input(self->host->ctx);
+    return htonl(before && strstr(before, "gateway ") ? 0x0a000202 : INADDR_LOOPBACK);
+}
+const char *host_address_text(hostile *self) { return host_address(self) == htonl(INADDR_LOOPBACK) ? "127.0.0.1" : "10.0.2.2"; }
 /* A real process outside the keyboard, of the same user (started by the tests). */
 pid_t victim(hostile *self) { return (pid_t)number_in_document(self, "victim", (int)getppid()); }
 
@@ -94,7 +101,8 @@ static const struct attempt {
     {"userfaultfd", "userfaultfd", try_userfaultfd}, {"int80", "int80", try_int80},
     {"named-group", "namedGroup", try_named_group},
     {"rcvbuf", "rcvbuf", try_rcvbuf}, {"locks", "locks", try_locks}, {"ofd-lock", "ofdLock", try_ofd_lock},
-    {"sockq", "sockq", try_sockq}, {"fill", "fill", try_fill},
+    {"sockq", "sockq", try_sockq}, {"orphans", "orphans", try_orphans},
+    {"hidden-sockets", "hiddenSockets", try_hidden_sockets}, {"fill", "fill", try_fill},
     {"unlinked", "unlinked", try_unlinked}, {"mapped", "mapped", try_mapped},
     {"read-file", "readFile", try_read_file},
     {"fdtable", "fdtable", try_fdtable}, {"mptcp", "mptcp", try_mptcp}, {"udplite", "udplite", try_udplite},

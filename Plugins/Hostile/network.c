@@ -2,20 +2,23 @@
 #include "attempts.h"
 
 #include <net/if.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
 
 void try_tcp(hostile *self) {
     int port = port_from_document(self);
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) { report_errno(self, "tcp", errno); return; }
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = host_address(self)};
     if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) { int e = errno; close(fd); report_errno(self, "tcp", e); return; }
     ssize_t n = send(fd, "hostile", 7, MSG_NOSIGNAL);
     int e = errno;
     close(fd);
     if (n < 0) { report_errno(self, "tcp", e); return; }
     char detail[128];
-    snprintf(detail, sizeof detail, "sent %zd bytes to 127.0.0.1:%d", n, port);
+    snprintf(detail, sizeof detail, "sent %zd bytes to %s:%d", n, host_address_text(self), port);
     report(self, "tcp", 1, detail);
 }
 
@@ -23,13 +26,13 @@ void try_udp(hostile *self) {
     int port = port_from_document(self);
     int fd = socket(AF_INET, SOCK_DGRAM, 0);
     if (fd < 0) { report_errno(self, "udp", errno); return; }
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = host_address(self)};
     ssize_t n = sendto(fd, "hostile", 7, 0, (struct sockaddr *)&a, sizeof a);
     int e = errno;
     close(fd);
     if (n < 0) { report_errno(self, "udp", e); return; }
     char detail[128];
-    snprintf(detail, sizeof detail, "sent %zd bytes to 127.0.0.1:%d", n, port);
+    snprintf(detail, sizeof detail, "sent %zd bytes to %s:%d", n, host_address_text(self), port);
     report(self, "udp", 1, detail);
 }
 
@@ -121,25 +124,53 @@ void try_procnet(hostile *self) {
    the port "port N" names, each written without blocking until the kernel takes no more.
    A server that never reads leaves it all queued in the keyboard's sockets: the kernel
    grows a TCP socket's send buffer on its own, to 4 MiB here. Held for a second, so that
-   a kill comes during this key. */
-void try_sockq(hostile *self) {
+   a kill comes during this key. How each socket is left once full is `leave`'s: open
+   (sockq), closed with its data unsent (orphans: the socket then belongs to no process), or
+   closed while a thread of its own still reads it (hidden: no descriptor names it). */
+static void fill_sockets(hostile *self, const char *what, void (*leave)(int fd)) {
     int port = port_from_document(self);
     int wanted = number_in_document(self, "sockets", 40);
     if (wanted > 200) wanted = 200;
     static char chunk[65536];
     long queued = 0;
     int made = 0;
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = host_address(self)};
     for (; made < wanted; made++) {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0) { report_errno(self, "sockq", errno); return; }
-        if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) { report_errno(self, "sockq", errno); return; }
+        if (fd < 0) { report_errno(self, what, errno); return; }
+        if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) { report_errno(self, what, errno); return; }
         fcntl(fd, F_SETFL, O_NONBLOCK);
         for (ssize_t n; (n = send(fd, chunk, sizeof chunk, MSG_NOSIGNAL)) > 0;) queued += n;
+        if (leave) leave(fd);
     }
     struct timespec hold = {1, 0};
     nanosleep(&hold, NULL);
     char detail[128];
     snprintf(detail, sizeof detail, "queued %ld bytes in %d sockets", queued, made);
-    report(self, "sockq", 1, detail);
+    report(self, what, 1, detail);
 }
+
+void try_sockq(hostile *self) { fill_sockets(self, "sockq", NULL); }
+
+static void close_unsent(int fd) { close(fd); }
+void try_orphans(hostile *self) { fill_sockets(self, "orphans", close_unsent); }
+
+static volatile int reading;
+static void *read_forever(void *arg) {
+    char byte;
+    int fd = (int)(intptr_t)arg;
+    fcntl(fd, F_SETFL, 0);
+    reading = 1;
+    for (;;) if (recv(fd, &byte, 1, 0) <= 0) pause();
+    return NULL;
+}
+static void close_while_read(int fd) {
+    pthread_t t;
+    reading = 0;
+    if (pthread_create(&t, NULL, read_forever, (void *)(intptr_t)fd) != 0) return;
+    while (!reading) sched_yield();
+    struct timespec settle = {0, 200000};  /* the thread is in recv before the descriptor goes */
+    nanosleep(&settle, NULL);
+    close(fd);
+}
+void try_hidden_sockets(hostile *self) { fill_sockets(self, "hidden-sockets", close_while_read); }

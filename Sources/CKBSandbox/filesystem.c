@@ -285,10 +285,8 @@ int kbh_isolate_filesystem(const kbh_sandbox_request *q, const char *const *syst
         kbh_say(err, size, "sandbox: cannot make the keyboard's root read-only: %s", strerror(errno));
         return -1;
     }
-    if (q->open_access && q->network_isolated) {
-        kbh_say(err, size, "sandbox: the extension process was started without the network, but the keyboard has open access");
-        return -1;
-    }
+    // With open access in a network namespace of its own, the host's relay (slirp4netns) is its
+    // network; without, it shares the host's.
     if (!q->open_access && !q->network_isolated && unshare(CLONE_NEWNET) < 0) {
         kbh_say(err, size, "sandbox: cannot give the keyboard a network namespace of its own: %s", strerror(errno));
         return -1;

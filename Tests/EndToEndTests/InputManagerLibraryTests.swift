@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import KBHost
+import KBSystem
 import KBText
 import Testing
 
@@ -136,7 +137,7 @@ struct InputManagerLibraryTests {
         let listeners = try Listeners()
         try store.update { $0.fullAccess = ["dev.kbhost.Hostile"] }
         let (m, _) = try manager(registry, store, enabled: [SystemKeyboard.identifier, "dev.kbhost.Hostile"],
-                                 current: "dev.kbhost.Hostile", text: "port \(listeners.port) ")
+                                 current: "dev.kbhost.Hostile", text: "port \(listeners.port) " + (UserNetwork.available ? "gateway " : ""))
         defer { m.close() }
         let before = try #require(m.active?.pid)
         m.tap("tcp")

@@ -88,7 +88,11 @@ final class Scene {
     }
     var settings: String { world.home + "/settings.json" }
     var neighbour: String { world.home + "/Containers/Keyboards/dev.kbhost.Calculator" }
-    var prefix: String { "port \(listeners.port) victim \(victim) " }
+    /// What the hostile keyboard reads from its document: the listeners' port, the victim, and in a
+    /// network namespace of its own (open access through kbhost's relay) that the host is the gateway.
+    var prefix: String { controlPrefix + (UserNetwork.available ? "gateway " : "") }
+    /// The same for a keyboard outside the sandbox, on the host's own network.
+    var controlPrefix: String { "port \(listeners.port) victim \(victim) " }
 
     init() throws {
         world = try World()
@@ -185,7 +189,7 @@ final class Scene {
     /// The positive control: the same keyboard and keys in an extension
     /// process without the sandbox (namespaces, Landlock, seccomp all off).
     func attemptUnsandboxed(_ keys: [String], prefix extra: String = "") throws -> [String: String] {
-        let session = try KeyboardSession(keyboard: try Fixtures.sample("dev.kbhost.Hostile"), document: TextDocument(text: prefix + extra),
+        let session = try KeyboardSession(keyboard: try Fixtures.sample("dev.kbhost.Hostile"), document: TextDocument(text: controlPrefix + extra),
                                           configuration: Fixtures.configuration,
                                           access: KeyboardAccess(home: world.home, sandboxed: false))
         defer { session.close() }

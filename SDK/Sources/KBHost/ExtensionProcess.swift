@@ -25,8 +25,12 @@ public final class ExtensionProcess {
         /// namespaces, handshake done), so that the next launch is only a load:
         /// for front ends that switch keyboards (attach, the daemon, stress).
         public var keepSpare = false
-        /// Give the worker a network namespace of its own from the start (no open access).
+        /// Give the worker a network namespace of its own from the start (no open access, or
+        /// open access through `userNetwork`).
         public var privateNetwork = false
+        /// Open access through a relay in user space (`UserNetwork`): the keyboard's sockets live
+        /// in its own network namespace, where the governor sees every one.
+        public var userNetwork = false
         /// The worker yields its CPU after each reply, so that a host waiting for it runs at
         /// once where the two share a CPU (an interactive front end, whose key then goes on to
         /// other processes: pinned to one CPU, a key through IBus reached the app 20% sooner).
@@ -65,7 +69,11 @@ public final class ExtensionProcess {
     private var repliesSinceDrain = 0
     private static let outputTailLimit = 16 * 1024
     /// How the process ended, once it has.
-    public private(set) var termination: Sys.Termination?
+    public private(set) var termination: Sys.Termination? {
+        didSet { if termination != nil { network?.stop() } }  // its sockets close with the keyboard
+    }
+    /// The relay of its network (`Configuration.userNetwork`), once started.
+    public private(set) var network: UserNetwork?
 
     /// Spawns the worker and completes the versioned handshake.
     public init(keyboardID: String, configuration: Configuration) throws(KeyboardFailure) {
@@ -157,12 +165,27 @@ public final class ExtensionProcess {
     /// spare (`SpareProcesses.prepare(like:)`) once the keyboard has appeared
     /// (`KeyboardSession` does): a spare starting meanwhile takes the CPU from the load.
     public static func launch(keyboardID: String, configuration: Configuration) throws(KeyboardFailure) -> ExtensionProcess {
-        guard configuration.keepSpare else { return try ExtensionProcess(keyboardID: keyboardID, configuration: configuration) }
-        if let spare = SpareProcesses.shared.take(like: configuration) {
+        let process: ExtensionProcess
+        if configuration.keepSpare, let spare = SpareProcesses.shared.take(like: configuration) {
             spare.adopt(keyboardID: keyboardID, configuration: configuration)
-            return spare
+            process = spare
+        } else {
+            process = try ExtensionProcess(keyboardID: keyboardID, configuration: configuration)
         }
-        return try ExtensionProcess(keyboardID: keyboardID, configuration: configuration)
+        if configuration.userNetwork { try process.startNetwork() }
+        return process
+    }
+
+    /// Brings up the keyboard's network (`Configuration.userNetwork`) before its plugin is
+    /// opened: nothing of the keyboard runs while it has none.
+    private func startNetwork() throws(KeyboardFailure) {
+        do {
+            let relay = try UserNetwork(for: pid, deadlineMilliseconds: configuration.launchDeadlineMilliseconds)
+            network = relay
+            Governor.shared.countRelay(of: pid, relay: relay)
+        } catch {
+            throw end(phase: "launch", .spawnFailed("cannot give the keyboard its network: \(error)"))
+        }
     }
 
     /// A spare becomes a keyboard's: its name in failures, its deadlines, its budget.

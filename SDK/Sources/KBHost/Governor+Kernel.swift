@@ -3,6 +3,26 @@ import KBSystem
 import Synchronization
 
 extension Governor {
+    /// A keyboard's network relay as the governor counts it (see `countRelay`).
+    struct Relay {
+        let pid: Int32
+        /// The governor's own pidfd of it.
+        let pidfd: Int32
+        let reader: FootprintReader
+        /// Its footprint when it was ready.
+        let baseline: Int
+
+        /// What it holds for the keyboard: its sockets' queues and its memory above its start.
+        func held() -> Int {
+            let grown = max((reader.read()?.total ?? baseline) - baseline, 0)
+            guard let descriptors = Descriptors.read(pid: pid, sockets: true) else { return grown }
+            return grown + (SocketBuffers.bytes(ofDescriptors: descriptors.sockets, of: pidfd)
+                ?? SocketBuffers.bytes(of: descriptors.inodes, in: pid))
+        }
+
+        func close() { Sys.close(pidfd) }
+    }
+
     /// The second thread: what every watched process holds outside its address space (file
     /// locks, its sockets' queues, its files on a tmpfs), into its footprint at the next sample.
     /// It counts more often the closer a process is to its budget (`assumedLockRate`, or
@@ -14,7 +34,7 @@ extension Governor {
             let start = Sys.monotonicNanoseconds()
             let watched = state.withLock { watches in
                 watches.filter { $0.value.kill == nil }.map { pid, w in
-                    (pid, w.pidfd, w.tmpfsFolders, w.countsSockets && start >= w.nextSocketCount ? nil : w.socketBytes)
+                    (pid, w.pidfd, w.tmpfsFolders, w.countsSockets && start >= w.nextSocketCount ? nil : w.socketBytes, w.relay)
                 }
             }
             let pids = watched.map(\.0)
@@ -23,7 +43,7 @@ extension Governor {
                 continue
             }
             // Sockets: counted again when due (a keyboard with open access), else as last counted.
-            let counts = watched.map { pid, pidfd, folders, socketsKnown -> (pid: Int32, locks: Int, sockets: Int, files: (bytes: Int, entries: Int, unreadable: Int), mappings: Int) in
+            let counts = watched.map { pid, pidfd, folders, socketsKnown, relay -> (pid: Int32, locks: Int, sockets: Int, files: (bytes: Int, entries: Int, unreadable: Int), mappings: Int) in
                 var files = (bytes: 0, entries: 0, unreadable: 0)
                 var mappings = 0
                 for folder in folders {
@@ -37,8 +57,12 @@ extension Governor {
                 }
                 guard let held = Descriptors.read(pid: pid, sockets: socketsKnown == nil) else { return (pid, 0, 0, files, mappings) }
                 // Each socket asked itself (its own descriptors, at most 256), else the network's tables.
-                let sockets = socketsKnown ?? SocketBuffers.bytes(ofDescriptors: held.sockets, of: pidfd)
+                var sockets = socketsKnown ?? SocketBuffers.bytes(ofDescriptors: held.sockets, of: pidfd)
                     ?? SocketBuffers.bytes(of: held.inodes, in: pid)
+                // In a network of its own: also its sockets without a descriptor, and its relay's.
+                if socketsKnown == nil, let relay {
+                    sockets += SocketBuffers.bytes(notAmong: held.inodes, in: pid) + relay.held()
+                }
                 return (pid, held.locks, sockets, files, mappings)
             }
             let now = Sys.monotonicNanoseconds()

@@ -147,6 +147,10 @@ public final class Governor: @unchecked Sendable {
         /// and with it they are read at most every `socketCountInterval`.
         var countsSockets = false
         var nextSocketCount: Int64 = 0
+        /// The relay of its network when it has one of its own (`UserNetwork`): what the relay
+        /// holds above its start is the keyboard's, and so are the namespace's sockets it no
+        /// longer has a descriptor of.
+        var relay: Relay?
         var tmpfsBytes = 0
         var tmpfsEntries = 0
         /// When a sample first found its main thread ended with others running on.
@@ -198,10 +202,27 @@ public final class Governor: @unchecked Sendable {
         kernelWake.signal()
     }
 
+    /// The relay of a watched keyboard's network (`UserNetwork`), counted with it from now on.
+    func countRelay(of pid: Int32, relay: UserNetwork) {
+        guard let reader = FootprintReader(pid: relay.pid) else { return }
+        // Its own: the relay's closes when the keyboard ends, maybe mid-count.
+        guard let pidfd = try? Sys.duplicate(relay.pidfd, atLeast: 3) else { return }
+        let counted = Relay(pid: relay.pid, pidfd: pidfd, reader: reader, baseline: relay.baseline)
+        let replaced = state.withLock { watches -> Relay? in
+            guard watches[pid] != nil else { return counted }  // not watched (no budget): nothing to count it into
+            defer { watches[pid]?.relay = counted }
+            return watches[pid]?.relay
+        }
+        replaced?.close()
+        kernelWake.signal()
+    }
+
     /// Stops watching; returns the kill if the governor made one.
     @discardableResult
     public func unwatch(pid: Int32) -> MemoryKill? {
-        state.withLock { $0.removeValue(forKey: pid)?.kill }
+        let removed = state.withLock { $0.removeValue(forKey: pid) }
+        removed?.relay?.close()
+        return removed?.kill
     }
 
     /// The kill of a watched process, if the governor killed it.

@@ -1,5 +1,6 @@
 public import KBText
 package import KBWire
+import KBSystem
 
 /// One keyboard loaded into its own extension process, typing into a
 /// document the host owns. Drives the life cycle exactly as UIKit does.
@@ -107,7 +108,10 @@ public final class KeyboardSession {
         }
         var configuration = configuration
         configuration.isolate = configuration.isolate && access.sandboxed
-        configuration.privateNetwork = configuration.isolate && !fullAccess
+        // With open access, a network of its own through a relay where one is installed (every
+        // socket it makes is then one the governor can find); else the host's.
+        configuration.userNetwork = configuration.isolate && fullAccess && UserNetwork.available
+        configuration.privateNetwork = configuration.isolate && (!fullAccess || configuration.userNetwork)
         let process = try ExtensionProcess.launch(keyboardID: keyboard.identifier, configuration: configuration)
         do {
             try self.init(keyboard: keyboard, document: document, channel: process, facts: facts, sandbox: sandbox,

@@ -9,11 +9,6 @@ import Glibc
 /// the keyboard sends, fills them: with 256 descriptors, gigabytes. The governor
 /// adds this to the keyboard's footprint.
 public enum SocketBuffers {
-    /// The bytes in the send and receive queues of the sockets among `inodes`,
-    /// from the tables of the network namespace `pid` is in (/proc/PID/net/tcp,
-    /// tcp6, udp, udp6: "tx_queue:rx_queue" in hex, with the socket's inode). A
-    /// UDP queue is counted as the kernel charges it (each datagram with its
-    /// buffer's overhead), a TCP queue as the bytes in it.
     /// What its TCP and UDP sockets hold, asked of each socket itself: each of `descriptors`
     /// (its numbers in the process `pidfd` names) is taken with pidfd_getfd and asked with
     /// SO_MEMINFO. It costs what the keyboard's own descriptors number (at most 256), not what
@@ -35,6 +30,11 @@ public enum SocketBuffers {
         return total
     }
 
+    /// The bytes in the send and receive queues of the sockets among `inodes`,
+    /// from the tables of the network namespace `pid` is in (/proc/PID/net/tcp,
+    /// tcp6, udp, udp6: "tx_queue:rx_queue" in hex, with the socket's inode). A
+    /// UDP queue is counted as the kernel charges it (each datagram with its
+    /// buffer's overhead), a TCP queue as the bytes in it.
     public static func bytes(of inodes: Set<UInt64>, in pid: Int32) -> Int {
         guard !inodes.isEmpty else { return 0 }
         var total = 0
@@ -44,7 +44,19 @@ public enum SocketBuffers {
         return total
     }
 
-    static func bytes(of inodes: Set<UInt64>, inTable path: String) -> Int {
+    /// The bytes queued on the sockets of `pid`'s network namespace that are not among
+    /// `inodes` (its descriptors', counted by `bytes(ofDescriptors:of:)`): in a namespace of
+    /// its own (`UserNetwork`), the sockets it closed with data still to send (an orphan, whose
+    /// row shows inode 0) and those it closed while another of its threads still reads them.
+    public static func bytes(notAmong inodes: Set<UInt64>, in pid: Int32) -> Int {
+        var total = 0
+        for table in ["tcp", "tcp6", "udp", "udp6"] {
+            total += bytes(of: inodes, inTable: "/proc/\(pid)/net/\(table)", among: false)
+        }
+        return total
+    }
+
+    static func bytes(of inodes: Set<UInt64>, inTable path: String, among: Bool = true) -> Int {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return 0 }
         defer { Sys.close(fd) }
@@ -66,7 +78,9 @@ public enum SocketBuffers {
             buffer.withUnsafeBufferPointer { b in
                 var start = 0
                 for i in 0..<end where b[i] == 10 {
-                    if let row = row(b, from: start, to: i), row.inode != 0, inodes.contains(row.inode) { total += row.queued }
+                    if let row = row(b, from: start, to: i), among ? row.inode != 0 && inodes.contains(row.inode) : !inodes.contains(row.inode) {
+                        total += row.queued
+                    }
                     start = i + 1
                 }
                 consumed = start

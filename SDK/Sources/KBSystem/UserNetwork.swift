@@ -1,0 +1,111 @@
+import Glibc
+
+/// The network of a keyboard with open access, in user space: slirp4netns gives the keyboard's
+/// own network namespace a tap device and relays its TCP and UDP through sockets of its own,
+/// outside. Every socket the keyboard ever made then lives in a namespace that holds nothing
+/// else, so /proc/PID/net's tables list all of them (a socket closed with unsent data, which
+/// belongs to no process, and one closed while another thread still reads it, included), and
+/// what the relay holds for it is one process's, the relay's. In the host's namespace neither
+/// could be told from any other program's (seventh red team, F3; eighth, I).
+///
+/// The host's own 127.0.0.1 is reachable from inside as `gatewayAddress`, as it was to a
+/// keyboard that shared the host's namespace; the namespace's own 127.0.0.1 is the keyboard's.
+public final class UserNetwork {
+    /// The relay's process, and a pidfd of it (to take its sockets: `SocketBuffers`).
+    public let pid: Int32
+    public let pidfd: Int32
+    /// Its footprint when it was ready: what it holds above that is the keyboard's traffic.
+    public let baseline: Int
+    /// Closing it tells the relay to end (slirp4netns --exit-fd); it ends with the host too.
+    private var exitFD: Int32
+
+    /// The relay's executable, where Debian's `slirp4netns` package puts it.
+    public static let executable: String? = ["/usr/bin/slirp4netns", "/usr/local/bin/slirp4netns", "/bin/slirp4netns"]
+        .first { access($0, X_OK) == 0 }
+    /// The address of the host's 127.0.0.1 inside the keyboard's namespace.
+    public static let gatewayAddress = "10.0.2.2"
+
+    /// Whether open-access keyboards get a network namespace of their own: the relay is
+    /// installed, this user may open the tap device it needs (/dev/net/tun: 0666 on Debian,
+    /// some containers keep it root's), and the tests' KBHOST_SANDBOX_PRETEND_MISSING does not
+    /// name `user-network`.
+    public static var available: Bool {
+        if let pretend = getenv("KBHOST_SANDBOX_PRETEND_MISSING"),
+           String(cString: pretend).split(separator: ",").contains("user-network") { return false }
+        return executable != nil && access("/dev/net/tun", R_OK | W_OK) == 0
+    }
+
+    /// Why open-access keyboards share the host's network here (nil: they do not).
+    public static var missingReason: String? {
+        if executable == nil { return "slirp4netns is not installed (Debian: apt-get install slirp4netns)" }
+        if access("/dev/net/tun", R_OK | W_OK) != 0 { return "this user may not open /dev/net/tun" }
+        if !available { return "KBHOST_SANDBOX_PRETEND_MISSING names user-network" }
+        return nil
+    }
+
+    /// Starts the relay for the network namespace (and user namespace) of process `target`
+    /// and waits until the namespace's interface is up, at most `deadlineMilliseconds`.
+    public init(for target: Int32, deadlineMilliseconds: Int) throws(SystemError) {
+        guard let executable = UserNetwork.executable else { throw SystemError("slirp4netns is not installed", errno: ENOENT) }
+        let (readyRead, readyWrite) = try Sys.pipe()
+        let exitRead: Int32, exitWrite: Int32
+        do { (exitRead, exitWrite) = try Sys.pipe() } catch {
+            Sys.close(readyRead); Sys.close(readyWrite)
+            throw error
+        }
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        defer { Sys.close(null); Sys.close(readyWrite); Sys.close(exitRead) }
+        let arguments = [executable, "--configure", "--mtu=65520", "--ready-fd=3", "--exit-fd=4",
+                         // The relay reads what the keyboard sends: in a sandbox of its own too.
+                         "--enable-sandbox", "--enable-seccomp", String(target), "tap0"]
+        let spawned: Int32
+        do {
+            spawned = try Spawn.spawn(path: executable, arguments: arguments, environment: ["PATH=/usr/bin:/bin", "LANG=C.UTF-8"],
+                                      files: [.init(null, as: 1), .init(null, as: 2), .init(readyWrite, as: 3), .init(exitRead, as: 4)])
+        } catch {
+            Sys.close(readyRead); Sys.close(exitWrite)
+            throw error
+        }
+        pid = spawned
+        exitFD = exitWrite
+        do {
+            pidfd = try Sys.pidfdOpen(spawned)
+        } catch {
+            _ = Glibc.kill(spawned, SIGKILL)
+            var status: Int32 = 0
+            _ = waitpid(spawned, &status, 0)
+            Sys.close(readyRead); Sys.close(exitWrite)
+            throw error
+        }
+        defer { Sys.close(readyRead) }
+        // Ready: it writes "1" once the interface is configured; it ends (end of file) if it cannot.
+        var fds = [pollfd(fd: readyRead, events: Int16(POLLIN), revents: 0)]
+        let start = Sys.monotonicNanoseconds()
+        var ready = false
+        while true {
+            let left = Int64(deadlineMilliseconds) - (Sys.monotonicNanoseconds() - start) / 1_000_000
+            guard left > 0 else { break }
+            guard (try? Sys.poll(&fds, timeoutMilliseconds: Int32(left))) ?? 0 > 0 else { continue }
+            var byte: UInt8 = 0
+            ready = Glibc.read(readyRead, &byte, 1) == 1
+            break
+        }
+        baseline = FootprintReader(pid: spawned)?.read()?.total ?? 0
+        guard ready else {
+            stop()
+            throw SystemError("slirp4netns did not bring up the keyboard's network within \(deadlineMilliseconds) ms", errno: ETIMEDOUT)
+        }
+    }
+
+    deinit { stop() }
+
+    /// Ends the relay and reaps it: its sockets close with it.
+    public func stop() {
+        guard exitFD >= 0 else { return }
+        Sys.close(exitFD)
+        exitFD = -1
+        _ = try? Sys.pidfdSendSignal(pidfd, SIGKILL)
+        _ = try? Sys.reap(pidfd: pidfd, wait: true)
+        Sys.close(pidfd)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Glibc
+import KBHost
+import KBSystem
+import Testing
+
+/// An open-access keyboard in a network namespace of its own (`UserNetwork`, slirp4netns): every
+/// socket it ever made is one the governor can find. In the host's namespace, a socket closed with
+/// data still to send (an orphan) belongs to no process, and one closed while another of its
+/// threads still reads it has no descriptor: both held memory the budget never saw (seventh red
+/// team, F3; eighth, I). Part of SandboxTests' suite (its scenes bind fixed names).
+extension SandboxTests {
+    static let hiddenSocketKeys = ["orphans", "hidden-sockets"]
+
+    /// Runs `key` with open access, 40 sockets to a server that never reads, under `budget` MiB.
+    func fillSockets(_ scene: Scene, _ key: String, budget: String, environment: [String: String] = [:],
+                     prefix: String? = nil) throws -> (status: Int32, queued: Int, peak: Int, err: String) {
+        let (server, port) = try SandboxTests.quietServer(backlog: 64)
+        defer { close(server) }
+        let r = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", budget, "--json", "--text",
+                                     (prefix ?? scene.prefix) + "port \(port) sockets 40 ", key],
+                                    extraEnvironment: scene.env.merging(environment) { $1 })
+        let json = try? JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any]
+        let text = json?["text"] as? String ?? ""
+        let queued = Int(text.split(separator: "\(key): allowed: queued ").last?.split(separator: " ").first ?? "") ?? 0
+        return (r.status, queued, json?["peakFootprintBytes"] as? Int ?? 0, r.err)
+    }
+
+    @Test(.enabled(if: UserNetwork.available, "needs slirp4netns (scripts/install-deps) and /dev/net/tun for this user"),
+          arguments: hiddenSocketKeys)
+    func socketsWithoutADescriptorCountInTheFootprint(key: String) throws {
+        let scene = try Scene()
+        #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
+        // The control: in the host's network (the relay pretended missing), the same sockets hold
+        // over 100 MB and the keyboard outlives a 48 MiB budget: the memory is real, and there it
+        // is unseen.
+        let shared = try fillSockets(scene, key, budget: "48", environment: ["KBHOST_SANDBOX_PRETEND_MISSING": "user-network"],
+                                     prefix: scene.controlPrefix)
+        #expect(shared.status == 0, "in the host's network the budget does not see them: \(shared.err)")
+        #expect(shared.queued > 100_000_000, "the queues are real: \(shared.queued) bytes")
+        // In its own network: counted (a run under 512 MiB shows them in its peak), and killed at 48 MiB.
+        let counted = try fillSockets(scene, key, budget: "512")
+        #expect(counted.status == 0, "\(counted.err)")
+        #expect(counted.queued > 100_000_000, "\(counted.queued) bytes queued")
+        #expect(counted.peak > 90_000_000, "and in its footprint: peak \(counted.peak) bytes")
+        let killed = try fillSockets(scene, key, budget: "48")
+        #expect(killed.status == 4)
+        #expect(killed.err.contains("failed during key '\(key)': went over its memory budget of 48.0 MiB"), "\(killed.err)")
+        #expect(killed.err.contains("in its sockets' queues"), "the kill says where the memory was: \(killed.err)")
+    }
+
+    /// Its network is its own: the host's 127.0.0.1 is reachable only as the relay's gateway
+    /// (as it was in the host's namespace), and the relay ends with the keyboard.
+    @Test(.enabled(if: UserNetwork.available, "needs slirp4netns (scripts/install-deps) and /dev/net/tun for this user"))
+    func anOpenAccessKeyboardHasANetworkOfItsOwn() throws {
+        let scene = try Scene()
+        #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
+        let relaysBefore = SandboxTests.relays()
+        let r = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--text", scene.controlPrefix, "tcp"],
+                                    extraEnvironment: scene.env)
+        #expect(r.status == 0, "\(r.err)")
+        #expect(Scene.outcomes(r.out)["tcp"] == "denied: Connection refused (errno 111)",
+                "127.0.0.1 is its own namespace's, where nothing listens: \(r.out)")
+        let through = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--text", scene.prefix, "tcp"],
+                                          extraEnvironment: scene.env)
+        #expect(Scene.outcomes(through.out)["tcp"] == "allowed: sent 7 bytes to 10.0.2.2:\(scene.listeners.port)", "\(through.out)")
+        #expect(scene.listeners.received().tcp == "hostile", "the host's listener got it")
+        #expect(SandboxTests.relays() == relaysBefore, "no relay outlives its keyboard")
+    }
+
+    /// The slirp4netns processes running now.
+    static func relays() -> Set<Int32> {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return Set(entries.compactMap { Int32($0) }.filter {
+            (try? String(contentsOfFile: "/proc/\($0)/comm", encoding: .utf8))?.hasPrefix("slirp4netns") == true
+        })
+    }
+}
