@@ -29,8 +29,8 @@ extension Governor {
     /// `assumedTouchRate` for files on a tmpfs; sockets at most every `socketCountInterval`), and
     /// ends one holding more than `lockLimit` locks or `tmpfsEntryLimit` files, whatever its budget,
     /// or keeping mapped a file it deleted there whose size the governor may not read (`UnnamedFiles`).
-    func countKernelMemory() {
-        while true {
+    func countKernelMemory(generation: Int) {
+        while counting.withLock({ $0.generation }) == generation {
             let start = Sys.monotonicNanoseconds()
             let watched = state.withLock { watches in
                 watches.filter { $0.value.kill == nil }.map { pid, w in
@@ -44,6 +44,8 @@ extension Governor {
             }
             // Sockets: counted again when due (a keyboard with open access), else as last counted.
             let counts = watched.map { pid, pidfd, folders, socketsKnown, relay -> (pid: Int32, locks: Int, sockets: Int, files: (bytes: Int, entries: Int, unreadable: Int), mappings: Int) in
+                counting.withLock { if $0.generation == generation { $0 = (pid, Sys.monotonicNanoseconds(), generation) } }
+                while Governor.stalledCountsForTests.withLock({ $0.contains(pid) }) { usleep(1000) }
                 var files = (bytes: 0, entries: 0, unreadable: 0)
                 var mappings = 0
                 for folder in folders {
@@ -65,6 +67,8 @@ extension Governor {
                 }
                 return (pid, held.locks, sockets, files, mappings)
             }
+            counting.withLock { if $0.generation == generation { $0.pid = 0 } }
+            guard counting.withLock({ $0.generation }) == generation else { return }  // replaced while it was stuck
             let now = Sys.monotonicNanoseconds()
             var interval = Governor.longestLockInterval
             let changed = state.withLock { watches in
@@ -84,17 +88,21 @@ extension Governor {
                         let footprint = w.last - w.kernelBytes + lockBytes + sockets + files.bytes
                         try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
                         var kill = MemoryKill(budget: w.budget, footprintAtKill: footprint, peak: max(w.peak, footprint),
-                                              detectionNanoseconds: now - w.lastUnderBudget)
+                                              detectionNanoseconds: now - min(w.lastUnderBudget, w.lastCountUnderBudget))
                         (kill.lockBytes, kill.locks, kill.socketBytes) = (lockBytes, locks, sockets)
                         (kill.tmpfsBytes, kill.tmpfsEntries, kill.unreadableUnnamedFiles) = files
                         kill.mappings = mappings
                         w.peak = kill.peak
                         w.kill = kill
-                    } else if lockBytes != w.lockBytes || sockets != w.socketBytes || files.bytes != w.tmpfsBytes {
-                        (w.lockBytes, w.locks, w.socketBytes) = (lockBytes, locks, sockets)
-                        (w.tmpfsBytes, w.tmpfsEntries) = (files.bytes, files.entries)
-                        w.nextSample = 0  // sampled again at once
-                        changed = true
+                    } else {
+                        if w.last - w.kernelBytes + lockBytes + sockets + files.bytes <= w.budget { w.lastCountUnderBudget = start }
+                        if lockBytes != w.lockBytes || sockets != w.socketBytes || files.bytes != w.tmpfsBytes {
+                            (w.lockBytes, w.locks, w.socketBytes) = (lockBytes, locks, sockets)
+                            (w.tmpfsBytes, w.tmpfsEntries) = (files.bytes, files.entries)
+                            w.nextSample = 0  // sampled again at once
+                            w.countChanged = true
+                            changed = true
+                        }
                     }
                     watches[pid] = w
                     // Files on a tmpfs fill as fast as memory; locks at most about 60 MB/s.

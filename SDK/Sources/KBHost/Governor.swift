@@ -27,12 +27,19 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
     public var mainThreadEnded = false
     /// Its mappings when it was ended for keeping more than `Governor.mappingLimit` (0 otherwise).
     public var mappings = 0
+    /// The count of what it holds in the kernel did not finish within `Governor.countStallLimit`
+    /// (`Governor.watchCounting`); that alone ended it.
+    public var countStalled = false
     /// How far over the budget it got (footprint at the kill − budget).
     public var overshoot: Int { footprintAtKill - budget }
     /// From the last sample under the budget to the kill.
     public var detectionNanoseconds: Int64
 
     public var description: String {
+        if countStalled {
+            return String(format: "kept kbhost's count of the memory it holds in the kernel (its sockets, file locks and files on a tmpfs) from finishing for %.1f s, so nothing could keep it to its memory budget of %.1f MiB (%.1f MiB counted by then)",
+                          Double(Governor.countStallLimit) / 1e9, mib(budget), mib(footprintAtKill))
+        }
         if mappings > Governor.mappingLimit {
             return String(format: "kept %d memory mappings, more than the %d a keyboard may while its containers are on a tmpfs (each is kernel memory, and kbhost reads them all to find deleted files; its memory budget is %.1f MiB)",
                           mappings, Governor.mappingLimit, mib(budget))
@@ -123,6 +130,11 @@ public final class Governor: @unchecked Sendable {
     public static let mappingLimit = 16_384
     /// The longest the counting thread waits because its last count was slow.
     static let longestCountPause: Int64 = 250_000_000  // 0.25 s
+    /// The longest one process's count may take before the governor ends that process and counts
+    /// on with a new thread (`watchCounting`). The slowest count a keyboard can cause within the
+    /// limits above takes tens of milliseconds; a call that never returned (a lingering close,
+    /// ninth red team K) left every keyboard of the host uncounted for good.
+    public static let countStallLimit: Int64 = 2_000_000_000  // 2 s
 
     struct Watch {
         let pidfd: Int32
@@ -132,6 +144,11 @@ public final class Governor: @unchecked Sendable {
         /// The footprint at the last sample (its locks included).
         var last = 0
         var lastUnderBudget: Int64
+        /// When the last count of what it holds in the kernel began that left it under its budget,
+        /// and whether a count changed those figures since the last sample: a kill they decide was
+        /// decided at most that long after it went over, however recent the last sample.
+        var lastCountUnderBudget: Int64
+        var countChanged = false
         var nextSample: Int64 = 0
         var kill: MemoryKill?
         /// What its file locks took at the last count.
@@ -176,13 +193,23 @@ public final class Governor: @unchecked Sendable {
     private let warningsEarned = Atomic<Int>(0)
     let wake = DispatchSemaphore(value: 0)
     let kernelWake = DispatchSemaphore(value: 0)
+    /// The counting thread's progress: the process it is counting and since when (pid 0: between
+    /// counts), and which thread counts (a stalled one is left behind: `watchCounting`).
+    let counting = Mutex<(pid: Int32, since: Int64, generation: Int)>((0, 0, 0))
+    /// For tests: a count of these processes blocks, as a call that never returns would.
+    static let stalledCountsForTests = Mutex<Set<Int32>>([])
+    /// For tests: from now on a count of `pid` blocks (until `stalls` is false), as a call that never returns would.
+    package static func stallCounts(of pid: Int32, _ stalls: Bool) {
+        stalledCountsForTests.withLock { if stalls { $0.insert(pid) } else { $0.remove(pid) } }
+    }
     private var started = false
     private let startLock = NSLock()
 
     /// Watches a process under a budget. `pidfd` stays owned by the caller.
     public func watch(pid: Int32, pidfd: Int32, budget: Int) {
         guard let reader = FootprintReader(pid: pid) else { return }
-        state.withLock { $0[pid] = Watch(pidfd: pidfd, reader: reader, budget: budget, lastUnderBudget: Sys.monotonicNanoseconds()) }
+        state.withLock { $0[pid] = Watch(pidfd: pidfd, reader: reader, budget: budget, lastUnderBudget: Sys.monotonicNanoseconds(),
+                                   lastCountUnderBudget: Sys.monotonicNanoseconds()) }
         startIfNeeded()
         wake.signal()
         kernelWake.signal()
@@ -247,12 +274,13 @@ public final class Governor: @unchecked Sendable {
         guard !started else { return }
         started = true
         Threads.start(name: "kbhost-governor") { [self] in self.loop() }
-        Threads.start(name: "kbhost-kernel") { [self] in self.countKernelMemory() }
+        Threads.start(name: "kbhost-kernel") { [self] in self.countKernelMemory(generation: 0) }
     }
 
     private func loop() {
         while true {
             let now = Sys.monotonicNanoseconds()
+            watchCounting(now: now)
             let next: Int64? = state.withLock { watches in
                 var soonest: Int64?
                 for (pid, var w) in watches where w.kill == nil {
@@ -271,6 +299,28 @@ public final class Governor: @unchecked Sendable {
             let delay = next - Sys.monotonicNanoseconds()
             if delay > 0 { _ = wake.wait(timeout: .now() + .nanoseconds(Int(delay))) }
         }
+    }
+
+    /// Fails closed: a count of one process that has not finished within `countStallLimit` ends
+    /// that process, and a new thread counts on for every other (the stalled one, should its
+    /// call ever return, sees it has been replaced and ends).
+    private func watchCounting(now: Int64) {
+        let stalled = counting.withLock { c -> (pid: Int32, generation: Int)? in
+            guard c.pid != 0, now - c.since > Governor.countStallLimit else { return nil }
+            let pid = c.pid
+            c = (0, 0, c.generation + 1)
+            return (pid, c.generation)
+        }
+        guard let stalled else { return }
+        state.withLock { watches in
+            guard var w = watches[stalled.pid], w.kill == nil else { return }
+            try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
+            var kill = MemoryKill(budget: w.budget, footprintAtKill: w.last, peak: w.peak, detectionNanoseconds: now - w.lastUnderBudget)
+            kill.countStalled = true
+            w.kill = kill
+            watches[stalled.pid] = w
+        }
+        Threads.start(name: "kbhost-kernel") { [self] in self.countKernelMemory(generation: stalled.generation) }
     }
 
     private func sample(pid: Int32, _ w: inout Watch, now: Int64) {
@@ -296,10 +346,13 @@ public final class Governor: @unchecked Sendable {
         let footprint = read.total + w.kernelBytes
         w.last = footprint
         w.peak = max(w.peak, footprint)
+        let counted = w.countChanged
+        w.countChanged = false
         if footprint > w.budget {
             try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
+            let since = counted ? min(w.lastUnderBudget, w.lastCountUnderBudget) : w.lastUnderBudget
             var kill = MemoryKill(budget: w.budget, footprintAtKill: footprint, peak: w.peak,
-                                  detectionNanoseconds: now - w.lastUnderBudget)
+                                  detectionNanoseconds: now - since)
             (kill.lockBytes, kill.locks, kill.socketBytes) = (w.lockBytes, w.locks, w.socketBytes)
             (kill.tmpfsBytes, kill.tmpfsEntries) = (w.tmpfsBytes, w.tmpfsEntries)
             w.kill = kill
