@@ -9,7 +9,8 @@
          --ibus (ibus-daemon started it from a component file) it takes the
          component's bus name; without, it registers the component at run time.
          With --hop it is `kbhost-floor-hop`: before each commit it makes one
-         blocking round trip (41 bytes out, 24 back, as a kbhost tap's frames)
+         round trip (41 bytes out, 24 back, as a kbhost tap's frames; the reply
+         polled for 0.2 ms with yields, then waited for, as kbhost's engine does)
          over a socketpair to a child process it forked at start, which answers
          and does nothing else: the least the design of one process per keyboard
          can cost, with no Swift, no sandbox and no keyboard.
@@ -56,9 +57,20 @@ static void answer_hops(int fd) {
     }
 }
 
+/* As kbhost's host waits for a reply in front of a person (ExtensionProcess's
+   pollForReplyMicroseconds): polled for 0.2 ms, yielding between looks, then waited for. */
 static int hop_round_trip(void) {
     char request[41] = {0}, reply[64];
-    return send(hop, request, sizeof request, MSG_NOSIGNAL) == (ssize_t)sizeof request && recv(hop, reply, sizeof reply, 0) > 0;
+    if (send(hop, request, sizeof request, MSG_NOSIGNAL) != (ssize_t)sizeof request) return 0;
+    struct timespec t0, t1; clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        ssize_t n = recv(hop, reply, sizeof reply, MSG_DONTWAIT);
+        if (n > 0) return 1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if ((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) > 200000) break;
+        sched_yield();
+    }
+    return recv(hop, reply, sizeof reply, 0) > 0;
 }
 
 static gboolean floor_process_key(IBusEngine *engine, guint keyval, guint keycode, guint state) {

@@ -37,6 +37,11 @@ public final class ExtensionProcess {
         /// A tight loop of calls pays a system call per call for it (the tap round trip went
         /// from 1.33x to 1.62x its floor pinned), so scripts and measurements leave it off.
         public var handsOffAfterReply = false
+        /// How long the host polls for a reply before it sleeps on the channel, yielding its CPU
+        /// between looks (0: it sleeps at once). Where the keyboard's process runs on another CPU,
+        /// a reply seen by polling spares the host's wake-up; where the two share one, the yield
+        /// runs the keyboard. For an interactive front end (`InputManager.Launching.person`).
+        public var pollForReplyMicroseconds = 0
         /// The memory budget the governor enforces (footprint: anonymous + shared memory + swap);
         /// nil: not watched (RLIMIT_DATA remains the backstop).
         public var memoryBudgetBytes: Int?
@@ -312,11 +317,30 @@ public final class ExtensionProcess {
         var timeout = deadlineMilliseconds
         repliesSinceDrain += 1
         if repliesSinceDrain >= 32 { drainOutput() }
+        let pollUntil = configuration.pollForReplyMicroseconds > 0
+            ? Sys.monotonicNanoseconds() + Int64(configuration.pollForReplyMicroseconds) * 1000 : 0
         while true {
             do {
                 if let payload = try reader.nextFrame() { return try WorkerMessage.decode(payload) }
             } catch {
                 throw end(phase: phase(), .protocolViolation("\(error)"))
+            }
+            if pollUntil > 0 {
+                let n: Int?
+                do {
+                    n = try readBuffer.withUnsafeMutableBytes { (b) throws(SystemError) in try Sys.receive(socket, into: b, waiting: false) }
+                } catch {
+                    throw end(phase: phase(), .io("\(error)"), preferExit: true)
+                }
+                guard let n else { throw end(phase: phase(), .io("the channel closed"), preferExit: true) }
+                if n > 0 {
+                    readBuffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+                    continue
+                }
+                if Sys.monotonicNanoseconds() < pollUntil {
+                    Sys.yieldProcessor()
+                    continue
+                }
             }
             if timeout != receiveTimeout {
                 do { try Sys.setReceiveTimeout(socket, milliseconds: timeout) } catch {

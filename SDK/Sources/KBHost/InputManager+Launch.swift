@@ -15,6 +15,8 @@ extension InputManager {
         public var eventDeadlineMilliseconds: Int?
         /// The keyboard's process yields its CPU after each reply (`ExtensionProcess.Configuration.handsOffAfterReply`).
         public var handsOffAfterReply: Bool
+        /// How long the host polls for each reply before it sleeps (`ExtensionProcess.Configuration.pollForReplyMicroseconds`).
+        public var pollForReplyMicroseconds = 0
 
         /// A way of starting keyboards; `person` and `script` are the usual two (`kbhost stress`
         /// keeps a spare and sets its own event deadline).
@@ -31,8 +33,13 @@ extension InputManager {
         /// since keyboards switch; as Android rebinds an input method within 3 s, 3 s to start
         /// (a loaded machine needs it); the last 1,000 events (a front end reads no history); the
         /// keyboard's process hands its CPU on after each reply, for the key's latency.
-        public static let person = Launching(keepsSpare: true, leastLaunchDeadlineMilliseconds: 3000, eventLimit: 1000,
-                                             handsOffAfterReply: true)
+        /// The host polls for each reply for up to 0.2 ms (a key's reply takes tens of µs) before
+        /// it sleeps on the channel: across CPUs that spares its wake-up on every key.
+        public static let person: Launching = {
+            var person = Launching(keepsSpare: true, leastLaunchDeadlineMilliseconds: 3000, eventLimit: 1000, handsOffAfterReply: true)
+            person.pollForReplyMicroseconds = 200
+            return person
+        }()
         /// A script that ends (`kbhost type`): no spare, the installation's deadline, and every
         /// event kept whole for the report.
         public static let script = Launching(keepsSpare: false, leastLaunchDeadlineMilliseconds: nil, eventLimit: nil)
@@ -46,6 +53,7 @@ extension InputManager {
         var configuration = installation.processConfiguration
         configuration.keepSpare = launching.keepsSpare
         configuration.handsOffAfterReply = launching.handsOffAfterReply
+        configuration.pollForReplyMicroseconds = launching.pollForReplyMicroseconds
         configuration.memoryBudgetBytes = budget
         if let least = launching.leastLaunchDeadlineMilliseconds {
             configuration.launchDeadlineMilliseconds = max(configuration.launchDeadlineMilliseconds, least)

@@ -123,9 +123,10 @@ extension Sys {
     }
 
     /// One blocking receive: the byte count, 0 when SO_RCVTIMEO expired, nil at end of file.
-    public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+    /// Not `waiting`: what is there now, 0 when nothing is.
+    public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, waiting: Bool = true) throws(SystemError) -> Int? {
         while true {
-            let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+            let n = recv(fd, buffer.baseAddress, buffer.count, waiting ? 0 : Int32(MSG_DONTWAIT))
             if n > 0 { return n }
             if n == 0 { return nil }
             let e = Glibc.errno
@@ -134,6 +135,9 @@ extension Sys {
             throw SystemError("recv", errno: e)
         }
     }
+
+    /// Gives the CPU to another runnable thread of this CPU, if there is one.
+    public static func yieldProcessor() { _ = sched_yield() }
 
     /// Unblocks SIGINT, SIGTERM, SIGHUP and SIGQUIT for the calling thread. A
     /// parent may hand down a mask that blocks them (Foundation's Process from
