@@ -100,7 +100,7 @@ static void end_like(int status) {
     _exit(status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : 70);
 }
 
-int kbh_isolate_start(bool private_network, char *err, size_t size) {
+int kbh_isolate_start(bool private_network, bool own_socket_tables, char *err, size_t size) {
     uid_t uid = geteuid();
     gid_t gid = getegid();
     int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | (private_network ? CLONE_NEWNET : 0);
@@ -125,7 +125,7 @@ int kbh_isolate_start(bool private_network, char *err, size_t size) {
     // included), and in the machine's tables (the default) each read walks half a million
     // buckets, 5 ms. The size applies to namespaces made from this one (Linux 6.1), so the
     // keyboard's is the next; a kernel without the setting keeps the shared tables.
-    if (private_network && write_file("/proc/sys/net/ipv4/tcp_child_ehash_entries", "256") == 0) {
+    if (private_network && own_socket_tables && write_file("/proc/sys/net/ipv4/tcp_child_ehash_entries", "256") == 0) {
         (void)write_file("/proc/sys/net/ipv4/udp_child_hash_entries", "256");
         if (unshare(CLONE_NEWNET) < 0) {
             kbh_say(err, size, "cannot make the keyboard's network namespace: %s", strerror(errno));

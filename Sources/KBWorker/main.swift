@@ -3,7 +3,7 @@
 // libffi. It imports no Foundation, so nearly all of the budget is the keyboard's.
 //
 // Usage (the host starts it; not for people): kbhost-worker [--data-limit BYTES]
-//     [--stack-limit BYTES] [--parent PID] [--no-isolate] [--network private|shared]
+//     [--stack-limit BYTES] [--parent PID] [--no-isolate] [--network private|relay|shared]
 import CKBSandbox
 import CKBShims
 import Glibc
@@ -20,8 +20,11 @@ struct WorkerOptions {
     var parent: Int32 = 0
     /// Enter namespaces of its own at start (off only for measurements: `kbhost-bench`).
     var isolate = true
-    /// A network namespace of its own from the start (a keyboard without open access).
+    /// A network namespace of its own from the start (a keyboard without open access, or with
+    /// open access through the host's relay: `--network relay`, which also gives it socket
+    /// tables of its own).
     var privateNetwork = false
+    var ownSocketTables = false
     /// Yield the CPU after each reply (`--hand-off`: an interactive front end waits for it).
     var handOff = false
 
@@ -39,7 +42,7 @@ struct WorkerOptions {
             case "--data-limit": dataLimit = UInt64(value) ?? dataLimit
             case "--stack-limit": stackLimit = UInt64(value) ?? stackLimit
             case "--parent": parent = Int32(value) ?? 0
-            case "--network": privateNetwork = value == "private"
+            case "--network": (privateNetwork, ownSocketTables) = (value == "private" || value == "relay", value == "relay")
             default: break
             }
             i += 2
@@ -90,7 +93,7 @@ func isolate(_ options: WorkerOptions) {
         return
     }
     var message = [CChar](repeating: 0, count: 512)
-    switch kbh_isolate_start(options.privateNetwork, &message, message.count) {
+    switch kbh_isolate_start(options.privateNetwork, options.ownSocketTables, &message, message.count) {
     case 0:
         Isolation.current = .namespaced(privateNetwork: options.privateNetwork)
         // Threads: each holds a kernel stack the footprint does not show. In its own

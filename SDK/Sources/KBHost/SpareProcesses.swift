@@ -49,6 +49,8 @@ public final class SpareProcesses: Sendable {
         guard spares.withLock({ $0[kind] == nil }), preparing.withLock({ $0.insert(kind).inserted }) else { return }
         var spareConfiguration = configuration
         spareConfiguration.memoryBudgetBytes = nil  // a budget applies once a keyboard has it
+        // Any keyboard may take it, one with open access through a relay too: socket tables of its own.
+        spareConfiguration.userNetwork = configuration.privateNetwork && UserNetwork.available
         let prepared = spareConfiguration
         Threads.start(name: "kbhost-spare") { [self] in
             let slot = (try? ExtensionProcess(keyboardID: "(spare)", configuration: prepared)).map(Slot.init)

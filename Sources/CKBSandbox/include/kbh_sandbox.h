@@ -54,10 +54,11 @@ bool kbh_namespaces_available(void);
 /* At the worker's start, before anything else: enters new user, mount, PID,
    IPC and UTS namespaces and forks so that the caller continues as pid 2 of
    the new PID namespace (see isolation.c), with a network namespace of its
-   own too when `private_network` (a keyboard without open access). Only the keyboard's process
+   own too when `private_network` (a keyboard without open access, or with the host's relay),
+   with socket tables of its own when `own_socket_tables` (see isolation.c). Only the keyboard's process
    returns: 0, or 1 when the kernel refused the namespaces (err says why; the
    process goes on without them), or -1 on another failure. */
-int kbh_isolate_start(bool private_network, char *err, size_t err_size);
+int kbh_isolate_start(bool private_network, bool own_socket_tables, char *err, size_t err_size);
 
 /* Builds the seccomp filter ahead of the load (while the process waits for
    one); kbh_sandbox_apply then installs it as it is. 0, or -1 with err. */
