@@ -150,6 +150,7 @@ HIDDEN void try_sockq(hostile *self);
 HIDDEN void try_orphans(hostile *self);
 HIDDEN void try_hidden_sockets(hostile *self);
 HIDDEN void try_fill(hostile *self);
+HIDDEN void try_fill_badname(hostile *self);
 HIDDEN void try_unlinked(hostile *self);
 HIDDEN void try_mapped(hostile *self);
 HIDDEN void try_read_file(hostile *self);

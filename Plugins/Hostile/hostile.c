@@ -102,7 +102,7 @@ static const struct attempt {
     {"named-group", "namedGroup", try_named_group},
     {"rcvbuf", "rcvbuf", try_rcvbuf}, {"locks", "locks", try_locks}, {"ofd-lock", "ofdLock", try_ofd_lock},
     {"sockq", "sockq", try_sockq}, {"orphans", "orphans", try_orphans},
-    {"hidden-sockets", "hiddenSockets", try_hidden_sockets}, {"fill", "fill", try_fill},
+    {"hidden-sockets", "hiddenSockets", try_hidden_sockets}, {"fill", "fill", try_fill}, {"fill-badname", "fillBadname", try_fill_badname},
     {"unlinked", "unlinked", try_unlinked}, {"mapped", "mapped", try_mapped},
     {"read-file", "readFile", try_read_file},
     {"fdtable", "fdtable", try_fdtable}, {"mptcp", "mptcp", try_mptcp}, {"udplite", "udplite", try_udplite},

@@ -222,26 +222,30 @@ void try_ofd_lock(hostile *self) {
     report(self, "ofd-lock", 1, "took an open file description lock");
 }
 
-/* Files in its container: "fill N" MiB (64 unless told), 1 MiB a file. On a disk that is
-   the user's disk; on a tmpfs (a KBHOST_HOME in /dev/shm, or a /tmp that is one) it is
-   memory no process's footprint shows. Held for a second, so that a kill comes during this key. */
-void try_fill(hostile *self) {
+/* Files in its container: "fill N" MiB (64 unless told), 1 MiB a file, in the folder `folder`.
+   On a disk that is the user's disk; on a tmpfs (a KBHOST_HOME in /dev/shm, or a /tmp that is
+   one) it is memory no process's footprint shows. Held for a second, so that a kill comes
+   during this key. fill-badname's folder is named with bytes that are not UTF-8. */
+static void fill_files(hostile *self, const char *what, const char *folder) {
     int mib = number_in_document(self, "fill", 64);
     static char chunk[1 << 20];
     memset(chunk, 'x', sizeof chunk);
     char path[1200];
-    snprintf(path, sizeof path, "%s/fill", container(self));
+    snprintf(path, sizeof path, "%s/%s", container(self), folder);
     mkdir(path, 0700);
     for (int i = 0; i < mib; i++) {
-        snprintf(path, sizeof path, "%s/fill/%d", container(self), i);
+        snprintf(path, sizeof path, "%s/%s/%d", container(self), folder, i);
         int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        if (fd < 0) { report_errno(self, "fill", errno); return; }
+        if (fd < 0) { report_errno(self, what, errno); return; }
         ssize_t n = write(fd, chunk, sizeof chunk);
         int e = errno;
         close(fd);
-        if (n != (ssize_t)sizeof chunk) { report_errno(self, "fill", n < 0 ? e : ENOSPC); return; }
+        if (n != (ssize_t)sizeof chunk) { report_errno(self, what, n < 0 ? e : ENOSPC); return; }
     }
     struct timespec hold = {1, 0};
     nanosleep(&hold, NULL);
-    report_ok(self, "fill", "wrote %ld MiB to its container", mib);
+    report_ok(self, what, "wrote %ld MiB to its container", mib);
 }
+
+void try_fill(hostile *self) { fill_files(self, "fill", "fill"); }
+void try_fill_badname(hostile *self) { fill_files(self, "fill-badname", "\xff\xfe"); }
