@@ -149,6 +149,7 @@ HIDDEN void try_ofd_lock(hostile *self);
 HIDDEN void try_sockq(hostile *self);
 HIDDEN void try_orphans(hostile *self);
 HIDDEN void try_hidden_sockets(hostile *self);
+HIDDEN void try_udp_cork(hostile *self);
 HIDDEN void try_fill(hostile *self);
 HIDDEN void try_fill_badname(hostile *self);
 HIDDEN void try_unlinked(hostile *self);

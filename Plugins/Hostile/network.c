@@ -174,3 +174,27 @@ static void close_while_read(int fd) {
     close(fd);
 }
 void try_hidden_sockets(hostile *self) { fill_sockets(self, "hidden-sockets", close_while_read); }
+
+/* UDP datagrams being built: "sockets N" UDP sockets (40 unless told, at most 240), each sent
+   64 pieces of 1,000 bytes with MSG_MORE toward the host's port: the kernel keeps them in the
+   socket, unsent, until a send without MSG_MORE, charged to its wmem_alloc. Held a second. */
+void try_udp_cork(hostile *self) {
+    int port = port_from_document(self);
+    int wanted = number_in_document(self, "sockets", 40);
+    if (wanted > 240) wanted = 240;
+    static char piece[1000];
+    long corked = 0;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = host_address(self)};
+    for (int i = 0; i < wanted; i++) {
+        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) { report_errno(self, "udp-cork", errno); return; }
+        for (int j = 0; j < 64; j++) {
+            ssize_t n = sendto(fd, piece, sizeof piece, MSG_MORE, (struct sockaddr *)&a, sizeof a);
+            if (n < 0) break;
+            corked += n;
+        }
+    }
+    struct timespec hold = {1, 0};
+    nanosleep(&hold, NULL);
+    report_ok(self, "udp-cork", "corked %ld bytes", corked);
+}

@@ -49,6 +49,27 @@ extension SandboxTests {
         #expect(killed.err.contains("in its sockets' queues"), "the kill says where the memory was: \(killed.err)")
     }
 
+    /// A UDP datagram being built with MSG_MORE waits in its socket, charged to wmem_alloc, which
+    /// the count left out (tenth red team, N2: 26 MiB under an 8 MiB budget): counted now.
+    @Test func corkedDatagramsCountInTheFootprint() throws {
+        let scene = try Scene()
+        #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
+        func run(_ budget: String) throws -> (status: Int32, out: String, err: String) {
+            let r = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", budget, "--json", "--text",
+                                         scene.prefix + "sockets 240 ", "udp-cork"], extraEnvironment: scene.env)
+            return (r.status, r.out, r.err)
+        }
+        let control = try run("512")
+        #expect(control.status == 0, "\(control.err)")
+        let json = try JSONSerialization.jsonObject(with: Data(control.out.utf8)) as? [String: Any]
+        #expect((json?["text"] as? String)?.contains("udp-cork: allowed: corked 15360000 bytes") == true, "the data is real: \(control.out)")
+        #expect((json?["peakFootprintBytes"] as? Int ?? 0) > 12_000_000, "and in its footprint: \(control.out)")
+        let killed = try run("8")
+        #expect(killed.status == 4)
+        #expect(killed.err.contains("failed during key 'udp-cork': went over its memory budget of 8.0 MiB"), "\(killed.err)")
+        #expect(killed.err.contains("in its sockets' queues"), "\(killed.err)")
+    }
+
     /// Its network is its own: the host's 127.0.0.1 is reachable only as the relay's gateway
     /// (as it was in the host's namespace), and the relay ends with the keyboard.
     @Test(.enabled(if: UserNetwork.available, "needs slirp4netns (scripts/install-deps) and /dev/net/tun for this user"))

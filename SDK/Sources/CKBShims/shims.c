@@ -57,7 +57,12 @@ int kbs_socket_queued(int pidfd, int fd, long long *bytes) {
         unsigned info[SK_MEMINFO_VARS] = {0};
         length = sizeof info;
         if (getsockopt(own, SOL_SOCKET, SO_MEMINFO, info, &length) == 0) {
-            *bytes = (long long)info[SK_MEMINFO_RMEM_ALLOC] + info[SK_MEMINFO_WMEM_QUEUED] + info[SK_MEMINFO_BACKLOG];
+            // The send side is what waits in its write queue (TCP: wmem_queued) or what it has
+            // charged to the socket (wmem_alloc: a UDP datagram being built with MSG_MORE waits
+            // there, and wmem_queued stays 0; tenth red team, N2), whichever is more: for TCP
+            // the second is part of the first.
+            unsigned sent = info[SK_MEMINFO_WMEM_QUEUED] > info[SK_MEMINFO_WMEM_ALLOC] ? info[SK_MEMINFO_WMEM_QUEUED] : info[SK_MEMINFO_WMEM_ALLOC];
+            *bytes = (long long)info[SK_MEMINFO_RMEM_ALLOC] + sent + info[SK_MEMINFO_BACKLOG];
             counted = 1;
         }
     }
