@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 
 void try_tcp(hostile *self) {
     int port = port_from_document(self);
@@ -174,6 +175,14 @@ static void close_while_read(int fd) {
     close(fd);
 }
 void try_hidden_sockets(hostile *self) { fill_sockets(self, "hidden-sockets", close_while_read); }
+
+/* Mapped: a TCP socket may be mapped (zero-copy receive); the mapping keeps it open, queues and
+   all, once its descriptor is closed. */
+static void map_and_close(int fd) {
+    (void)mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+}
+void try_mapped_sockets(hostile *self) { fill_sockets(self, "mapped-sockets", map_and_close); }
 
 /* UDP datagrams being built: "sockets N" UDP sockets (40 unless told, at most 240), each sent
    64 pieces of 1,000 bytes with MSG_MORE toward the host's port: the kernel keeps them in the

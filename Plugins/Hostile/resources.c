@@ -146,6 +146,33 @@ void try_flock(hostile *self) {
     report(self, "flock", 1, "took its group's lock");
 }
 
+/* Locks held by mappings: "flocks N" (5,000 unless told) opens of one file in its container,
+   each locked (flock, shared), mapped and closed: the mapping keeps the open file, and its
+   lock, with no descriptor. */
+void try_mapped_flocks(hostile *self) {
+    int wanted = number_in_document(self, "flocks", 5000);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/flocks.bin", container(self));
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0 || ftruncate(fd, 4096) < 0) { report_errno(self, "mapped-flocks", errno); return; }
+    close(fd);
+    int held = 0;
+    for (; held < wanted; held++) {
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) { report_errno(self, "mapped-flocks", errno); return; }
+        if (flock(fd, LOCK_SH | LOCK_NB) < 0 || mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            report_errno(self, "mapped-flocks", e);
+            return;
+        }
+        close(fd);
+    }
+    struct timespec hold = {1, 0};
+    nanosleep(&hold, NULL);
+    report_ok(self, "mapped-flocks", "holds %ld locks by mappings", held);
+}
+
 /* Page tables: a huge read-only mapping read once every 2 MiB holds almost no pages,
    but a page table for each 2 MiB (128 MiB of them for 64 GiB). */
 void try_pagetables(hostile *self) {

@@ -70,6 +70,24 @@ extension SandboxTests {
         #expect(killed.err.contains("in its sockets' queues"), "\(killed.err)")
     }
 
+    /// A TCP socket it mapped stays open, queues and all, once its descriptor is closed (tenth red
+    /// team, N4: 1.1 GiB under a 48 MiB budget, never killed): a keyboard that maps one is ended,
+    /// in a network of its own or in the host's. The control keeps the same socket by its descriptor.
+    @Test(arguments: [false, true])
+    func aMappedSocketEndsTheKeyboard(sharedNetwork: Bool) throws {
+        let scene = try Scene()
+        #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
+        let environment = sharedNetwork ? ["KBHOST_SANDBOX_PRETEND_MISSING": "user-network"] : [:]
+        let prefix = sharedNetwork ? scene.controlPrefix : scene.prefix
+        let kept = try fillSockets(scene, "sockq", budget: "512", environment: environment, prefix: prefix)
+        #expect(kept.status == 0, "the control: the same socket kept by its descriptor. \(kept.err)")
+        #expect(kept.queued > 1_000_000, "its queue is real: \(kept.queued) bytes")
+        let mapped = try fillSockets(scene, "mapped-sockets", budget: "512", environment: environment, prefix: prefix)
+        #expect(mapped.status == 4)
+        #expect(mapped.err.contains("failed during key 'mapped-sockets': mapped"), "\(mapped.err)")
+        #expect(mapped.err.contains("socket(s) into its memory, which keeps a socket open with its queues and no descriptor"), "\(mapped.err)")
+    }
+
     /// Its network is its own: the host's 127.0.0.1 is reachable only as the relay's gateway
     /// (as it was in the host's namespace), and the relay ends with the keyboard.
     @Test(.enabled(if: UserNetwork.available, "needs slirp4netns (scripts/install-deps) and /dev/net/tun for this user"))

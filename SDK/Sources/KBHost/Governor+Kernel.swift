@@ -43,11 +43,11 @@ extension Governor {
                 continue
             }
             // Sockets: counted again when due (a keyboard with open access), else as last counted.
-            let counts = watched.map { pid, pidfd, folders, socketsKnown, relay -> (pid: Int32, locks: Int, sockets: Int, files: (bytes: Int, entries: Int, unreadable: Int), mappings: Int) in
+            let counts = watched.map { pid, pidfd, folders, socketsKnown, relay -> (pid: Int32, locks: Int, sockets: Int, files: (bytes: Int, entries: Int, unreadable: Int), mappings: (count: Int, sockets: Int)) in
                 counting.withLock { if $0.generation == generation { $0 = (pid, Sys.monotonicNanoseconds(), generation) } }
                 while Governor.stalledCountsForTests.withLock({ $0.contains(pid) }) { usleep(1000) }
                 var files = (bytes: 0, entries: 0, unreadable: 0)
-                var mappings = 0
+                var mappings = (count: 0, sockets: 0)
                 for folder in folders {
                     guard let used = TmpfsUsage.usage(of: folder, limit: Governor.tmpfsEntryLimit + 1 - files.entries) else { continue }
                     files = (files.bytes + used.bytes, files.entries + used.entries, 0)
@@ -55,7 +55,10 @@ extension Governor {
                 // Files there it unlinked but holds open or mapped (red team 6, R6-1).
                 if !folders.isEmpty, let unnamed = UnnamedFiles.held(by: pid, on: UnnamedFiles.devices(of: folders)) {
                     files = (files.bytes + unnamed.bytes, files.entries + unnamed.files, unnamed.unreadable)
-                    mappings = unnamed.mappings
+                    mappings = (unnamed.mappings, unnamed.sockets)
+                } else if socketsKnown == nil, let mapped = UnnamedFiles.mappings(of: pid) {
+                    // With open access: a socket it mapped stays open with no descriptor (tenth red team, N4).
+                    mappings = (mapped.mappings, mapped.sockets)
                 }
                 guard let held = Descriptors.read(pid: pid, sockets: socketsKnown == nil) else { return (pid, 0, 0, files, mappings) }
                 // Each socket asked itself (its own descriptors, at most 256), else the network's tables.
@@ -84,14 +87,14 @@ extension Governor {
                     }
                     let lockBytes = locks * RecordLocks.bytesPerLock
                     if locks > Governor.lockLimit || files.entries > Governor.tmpfsEntryLimit || files.unreadable > 0
-                        || mappings > Governor.mappingLimit {
+                        || mappings.count > Governor.mappingLimit || mappings.sockets > 0 {
                         let footprint = w.last - w.kernelBytes + lockBytes + sockets + files.bytes
                         try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
                         var kill = MemoryKill(budget: w.budget, footprintAtKill: footprint, peak: max(w.peak, footprint),
                                               detectionNanoseconds: now - min(w.lastUnderBudget, w.lastCountUnderBudget))
                         (kill.lockBytes, kill.locks, kill.socketBytes) = (lockBytes, locks, sockets)
                         (kill.tmpfsBytes, kill.tmpfsEntries, kill.unreadableUnnamedFiles) = files
-                        kill.mappings = mappings
+                        (kill.mappings, kill.mappedSockets) = mappings
                         w.peak = kill.peak
                         w.kill = kill
                     } else {

@@ -27,6 +27,9 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
     public var mainThreadEnded = false
     /// Its mappings when it was ended for keeping more than `Governor.mappingLimit` (0 otherwise).
     public var mappings = 0
+    /// Sockets it had mapped (a mapping keeps a socket open, queues and all, with no descriptor);
+    /// any alone ended it.
+    public var mappedSockets = 0
     /// The count of what it holds in the kernel did not finish within `Governor.countStallLimit`
     /// (`Governor.watchCounting`); that alone ended it.
     public var countStalled = false
@@ -40,8 +43,12 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
             return String(format: "kept kbhost's count of the memory it holds in the kernel (its sockets, file locks and files on a tmpfs) from finishing for %.1f s, so nothing could keep it to its memory budget of %.1f MiB (%.1f MiB counted by then)",
                           Double(Governor.countStallLimit) / 1e9, mib(budget), mib(footprintAtKill))
         }
+        if mappedSockets > 0 {
+            return String(format: "mapped %d socket(s) into its memory, which keeps a socket open with its queues and no descriptor, out of the count of its memory; a keyboard may not (its memory budget is %.1f MiB)",
+                          mappedSockets, mib(budget))
+        }
         if mappings > Governor.mappingLimit {
-            return String(format: "kept %d memory mappings, more than the %d a keyboard may while its containers are on a tmpfs (each is kernel memory, and kbhost reads them all to find deleted files; its memory budget is %.1f MiB)",
+            return String(format: "kept %d memory mappings, more than the %d a keyboard may while its containers are on a tmpfs or it has open access (each is kernel memory, and may hold a file open and its locks; kbhost reads them all; its memory budget is %.1f MiB)",
                           mappings, Governor.mappingLimit, mib(budget))
         }
         if mainThreadEnded {
@@ -125,9 +132,11 @@ public final class Governor: @unchecked Sendable {
     /// tmpfs: each count walks them all (30,000 empty files, under the old limit of 100,000,
     /// kept the counting thread busy most of a core, eighth red team F). 10 MiB of inodes and names.
     public static let tmpfsEntryLimit = 10_000
-    /// The most mappings a keyboard may have while its containers are on a tmpfs, where each
-    /// count reads them all (a Swift keyboard has a few hundred; 65,530 made a count take 2.3 s).
-    public static let mappingLimit = 16_384
+    /// The most mappings a keyboard may have while its containers are on a tmpfs or it has open
+    /// access, where each count reads them all (a Swift keyboard has a few hundred). 65,530 made a
+    /// count take 2.3 s, and 16,300 still kept the counting thread busy most of a core (tenth red
+    /// team, L2); each mapping may also hold a file open, and its flock (N5).
+    public static let mappingLimit = 4_096
     /// The longest the counting thread waits because its last count was slow.
     static let longestCountPause: Int64 = 250_000_000  // 0.25 s
     /// The longest one process's count may take before the governor ends that process and counts

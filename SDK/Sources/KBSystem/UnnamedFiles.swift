@@ -20,6 +20,37 @@ public struct UnnamedFiles: Hashable, Sendable {
     public var unreadable = 0
     /// How many mappings it has (/proc/PID/maps' lines).
     public var mappings = 0
+    /// How many of them map a socket (`socket:[…]`): a TCP socket may be mapped (for zero-copy
+    /// receive), and the mapping keeps it open, queues and all, with no descriptor left (tenth red team, N4).
+    public var sockets = 0
+
+    /// Only its mappings and how many of them map a socket (`mappings`, `sockets`), for a keyboard
+    /// whose files are not on a tmpfs; nil when the process is gone.
+    public static func mappings(of pid: Int32) -> UnnamedFiles? {
+        guard let maps = readAll("/proc/\(pid)/maps") else { return nil }
+        var result = UnnamedFiles()
+        scan(maps, into: &result) { _ in }
+        return result
+    }
+
+    /// Counts the lines of /proc/PID/maps in place, and those that map a socket; hands over
+    /// the lines of deleted files.
+    private static func scan(_ maps: [UInt8], into result: inout UnnamedFiles, deletedLine: (ArraySlice<UInt8>) -> Void) {
+        maps.withUnsafeBufferPointer { b in
+            guard let base = b.baseAddress else { return }
+            var start = 0
+            while start < b.count {
+                let end = memchr(base + start, 10, b.count - start).map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base } ?? b.count
+                result.mappings += 1
+                if end - start > 10 && memcmp(base + end - deleted.count, deleted, deleted.count) == 0 {
+                    deletedLine(maps[start..<end])
+                } else if contains(base + start, end - start, socket) {
+                    result.sockets += 1
+                }
+                start = end + 1
+            }
+        }
+    }
 
     /// The devices of `folders` (those that exist), for `held(by:on:)`.
     public static func devices(of folders: [String]) -> [UInt64] {
@@ -55,17 +86,7 @@ public struct UnnamedFiles: Hashable, Sendable {
         // arrays took a debug build 2.3 s a count (ninth red team, L). Only "(deleted)" lines are split.
         guard let maps = readAll("/proc/\(pid)/maps") else { return nil }
         var deletedLines: [ArraySlice<UInt8>] = []
-        maps.withUnsafeBufferPointer { b in
-            var start = 0
-            while start < b.count {
-                let end = memchr(b.baseAddress! + start, 10, b.count - start).map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - b.baseAddress! } ?? b.count
-                result.mappings += 1
-                if end - start > 10 && memcmp(b.baseAddress! + end - deleted.count, deleted, deleted.count) == 0 {
-                    deletedLines.append(maps[start..<end])
-                }
-                start = end + 1
-            }
-        }
+        scan(maps, into: &result) { deletedLines.append($0) }
         for line in deletedLines {
             let fields = line.split(separator: 32, maxSplits: 5, omittingEmptySubsequences: true)
             guard fields.count == 6, let device = parseDevice(fields[3]), devices.contains(device),
@@ -87,6 +108,19 @@ public struct UnnamedFiles: Hashable, Sendable {
     }
 
     private static let deleted = Array(" (deleted)".utf8)
+    private static let socket = Array(" socket:[".utf8)
+
+    private static func contains(_ line: UnsafePointer<UInt8>, _ count: Int, _ pattern: [UInt8]) -> Bool {
+        guard count >= pattern.count else { return false }
+        var i = 0
+        while i + pattern.count <= count {
+            guard let hit = memchr(line + i, Int32(pattern[0]), count - pattern.count + 1 - i) else { return false }
+            let at = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - line
+            if memcmp(line + at, pattern, pattern.count) == 0 { return true }
+            i = at + 1
+        }
+        return false
+    }
 
     /// "00:1b" (hexadecimal major:minor, as /proc/PID/maps writes it) as a dev_t.
     static func parseDevice(_ text: ArraySlice<UInt8>) -> UInt64? {
