@@ -280,3 +280,27 @@ void try_vmas(hostile *self) {
     hold_a_second();
     report_ok(self, "vmas", "made %ld mappings", made);
 }
+
+/* Locked memory by another name: mmap(MAP_LOCKED), where mlock is refused. */
+void try_map_locked(hostile *self) {
+    char *p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED, -1, 0);
+    if (p == MAP_FAILED) { report_errno(self, "map-locked", errno); return; }
+    munmap(p, 1 << 20);
+    report(self, "map-locked", 1, "locked 1 MiB in memory");
+}
+
+/* Its own command line (/proc/self/cmdline, which it may read): does it name anything of the
+   host's (the worker's --parent, the host's pid)? */
+void try_cmdline(hostile *self) {
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) { report_errno(self, "cmdline", errno); return; }
+    char buf[4096];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n < 0) { report_errno(self, "cmdline", errno); return; }
+    for (ssize_t i = 0; i < n; i++) if (buf[i] == 0) buf[i] = ' ';
+    buf[n] = 0;
+    const char *parent = strstr(buf, "--parent ");
+    if (parent) { report_ok(self, "cmdline", "names the host's pid %ld", atol(parent + 9)); return; }
+    report_ok(self, "cmdline", "read %ld bytes naming nothing of the host's", (long)n);
+}

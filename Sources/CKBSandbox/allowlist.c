@@ -224,7 +224,9 @@ int kbh_seccomp_policy(scmp_filter_ctx ctx, bool open_access, scmp_datum_t self)
     // the mapping with MADV_DONTNEED, stay held by the object and leave RssShmem; 1.5 GB were
     // kept so under a 30 MiB budget (seventh red team). Private memory, and files shared or
     // not, may be mapped (a file's pages are its folder's: on a tmpfs they are counted there).
-    static const scmp_datum_t kinds = MAP_HUGETLB | MAP_ANONYMOUS | MAP_SHARED;
+    // Nor locked memory (MAP_LOCKED), as mlock is not: memory placement is the system's (tenth
+    // red team, N6).
+    static const scmp_datum_t kinds = MAP_HUGETLB | MAP_ANONYMOUS | MAP_SHARED | MAP_LOCKED;
     static const scmp_datum_t mappable[] = { 0, MAP_ANONYMOUS, MAP_SHARED };
     for (size_t i = 0; rc == 0 && i < sizeof mappable / sizeof *mappable; i++)
         rc = ALLOW(ctx, mmap, SCMP_A3(SCMP_CMP_MASKED_EQ, kinds, mappable[i]));

@@ -103,6 +103,7 @@ static const char *ofd_lock(long command) {
 static const char *unseen_mapping(long flags) {
     if (flags & MAP_HUGETLB) return "mmap(MAP_HUGETLB)";
     if ((flags & MAP_ANONYMOUS) && (flags & MAP_SHARED)) return "mmap(MAP_SHARED | MAP_ANONYMOUS)";
+    if (flags & MAP_LOCKED) return "mmap(MAP_LOCKED)";
     return NULL;
 }
 

@@ -247,6 +247,11 @@ func installSandbox(_ spec: SandboxSpec) throws(WorkerFailure) {
 
 func main() -> Never {
     let options = WorkerOptions(CommandLine.arguments)
+    // Its arguments name the host's pid (`--parent`), which a keyboard would read in its own
+    // /proc/self/cmdline, outside its PID namespace (tenth red team, N6): wiped once read.
+    for i in 1..<Int(CommandLine.argc) {
+        if let argument = CommandLine.unsafeArgv[i] { memset(argument, 0, strlen(argument)) }
+    }
     applyLimits(options)
     isolate(options)
     var worker = Worker()

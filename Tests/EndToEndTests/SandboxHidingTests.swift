@@ -12,27 +12,30 @@ import Testing
 /// attempts in an extension process without the sandbox. Part of SandboxTests' suite (its
 /// scenes bind fixed names).
 extension SandboxTests {
-    static let hiding = ["fdtable", "shared-anon", "mptcp", "udplite"]
+    static let hiding = ["fdtable", "shared-anon", "mptcp", "udplite", "map-locked"]
 
     @Test func memoryOutOfTheGovernorsSightIsClosedWithAndWithoutOpenAccess() throws {
         let scene = try Scene()
         #expect(FileManager.default.fileExists(atPath: "/dev/zero"), "the target exists outside")
         for openAccess in [false, true] {
             if openAccess { #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0) }
-            let o = try scene.attempt(SandboxTests.hiding + ["devzero", "udp"])
+            let o = try scene.attempt(SandboxTests.hiding + ["devzero", "udp", "cmdline"])
             for key in SandboxTests.hiding {
                 #expect(o[key] == SandboxTests.seccomp, "\(key) (open access \(openAccess)): \(o[key] ?? "nothing")")
             }
             #expect(o["devzero"] == "denied: No such file or directory (errno 2)", "\(o["devzero"] ?? "nothing")")
             if openAccess { #expect(o["udp"]?.hasPrefix("allowed") == true, "UDP itself stays open: \(o["udp"] ?? "nothing")") }
+            // Its command line no longer names the host's pid, a pid outside its namespace (tenth red team, N6).
+            #expect(o["cmdline"]?.contains("naming nothing of the host's") == true, "\(o["cmdline"] ?? "nothing")")
         }
     }
 
     /// The positive control: the same attempts succeed in an extension process without the sandbox.
     @Test func withoutTheSandboxTheHidingPlacesAreThere() throws {
         let scene = try Scene()
-        let o = try scene.attemptUnsandboxed(["fdtable", "devzero"])
+        let o = try scene.attemptUnsandboxed(["fdtable", "devzero", "map-locked"])
         #expect(o["fdtable"]?.hasPrefix("allowed: started thread") == true, "\(o["fdtable"] ?? "nothing")")
+        #expect(o["map-locked"] == "allowed: locked 1 MiB in memory", "\(o["map-locked"] ?? "nothing")")
         #expect(o["devzero"] == "allowed: mapped 1 MiB of /dev/zero shared", "\(o["devzero"] ?? "nothing")")
         let kept = try scene.attemptUnsandboxed(["shared-anon"], prefix: "shared-anon 16 ")
         #expect(kept["shared-anon"] == "allowed: kept 4096 pages of shared memory out of its mapping", "\(kept["shared-anon"] ?? "nothing")")
