@@ -117,11 +117,14 @@ extension Governor {
                 return changed
             }
             if changed { wake.signal() }
-            // Never more than a tenth of a core: the next count waits at least nine times what
-            // this one took (a count grows with what a keyboard holds, up to the limits above),
+            // About a fifth of a core at most: the next count waits at least four and a half times
+            // what this one took (a count grows with what a keyboard holds, up to the limits above),
             // but never more than a quarter second: a keyboard that made its counts slow on
             // purpose spaced them 21 s apart, for every keyboard of the host (ninth red team, L).
             interval = max(interval, min(9 * (Sys.monotonicNanoseconds() - start), Governor.longestCountPause))
+            // At a time no keyboard can tell in advance: one that watched its folder's atime to learn
+            // when counts came held 400 MiB between them, 48 s of 60 (tenth red team, L2).
+            interval = interval / 2 + Int64.random(in: 0 ... interval / 2)
             _ = kernelWake.wait(timeout: .now() + .nanoseconds(Int(interval)))
         }
     }
