@@ -231,9 +231,30 @@ public final class Governor: @unchecked Sendable {
     public func countHeld(of pid: Int32, folders: [String], sockets: Bool) {
         let onTmpfs = folders.filter { !$0.isEmpty && TmpfsUsage.isTmpfs($0) }
         guard !onTmpfs.isEmpty || sockets else { return }
+        // Its folders are walked once now, before any more of its code runs: what it left there
+        // last time (over the limits, or over its budget) ends it at its start, not whenever the
+        // counting thread first gets to it (a loaded machine let a short session finish first).
+        var files = (bytes: 0, entries: 0)
+        for folder in onTmpfs {
+            guard let used = TmpfsUsage.usage(of: folder, limit: Governor.tmpfsEntryLimit + 1 - files.entries) else { continue }
+            files = (files.bytes + used.bytes, files.entries + used.entries)
+        }
+        let now = Sys.monotonicNanoseconds()
         state.withLock {
-            $0[pid]?.tmpfsFolders = onTmpfs
-            $0[pid]?.countsSockets = sockets
+            guard var w = $0[pid] else { return }
+            w.tmpfsFolders = onTmpfs
+            w.countsSockets = sockets
+            let footprint = w.last - w.kernelBytes + w.lockBytes + w.socketBytes + files.bytes
+            if w.kill == nil && (files.entries > Governor.tmpfsEntryLimit || footprint > w.budget) {
+                try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
+                var kill = MemoryKill(budget: w.budget, footprintAtKill: footprint, peak: max(w.peak, footprint),
+                                      detectionNanoseconds: now - w.lastUnderBudget)
+                (kill.lockBytes, kill.locks, kill.socketBytes) = (w.lockBytes, w.locks, w.socketBytes)
+                (kill.tmpfsBytes, kill.tmpfsEntries) = files
+                w.kill = kill
+            }
+            (w.tmpfsBytes, w.tmpfsEntries) = files
+            $0[pid] = w
         }
         kernelWake.signal()
     }

@@ -55,9 +55,12 @@ public final class UserNetwork {
         }
         let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
         defer { Sys.close(null); Sys.close(readyWrite); Sys.close(exitRead) }
-        let arguments = [executable, "--configure", "--mtu=65520", "--ready-fd=3", "--exit-fd=4",
-                         // The relay reads what the keyboard sends: in a sandbox of its own too.
-                         "--enable-sandbox", "--enable-seccomp", String(target), "tap0"]
+        // The relay reads what the keyboard sends: under a seccomp filter of its own, and run as
+        // root in a mount namespace of its own with its capabilities dropped too (its
+        // --enable-sandbox needs root: as an ordinary user it fails at setegid(0), and the user's
+        // relay has nothing of root's to lose).
+        let arguments = [executable, "--configure", "--mtu=65520", "--ready-fd=3", "--exit-fd=4", "--enable-seccomp"]
+            + (geteuid() == 0 ? ["--enable-sandbox"] : []) + [String(target), "tap0"]
         let spawned: Int32
         do {
             spawned = try Spawn.spawn(path: executable, arguments: arguments, environment: ["PATH=/usr/bin:/bin", "LANG=C.UTF-8"],
