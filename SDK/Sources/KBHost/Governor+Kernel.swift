@@ -32,19 +32,22 @@ extension Governor {
     func countKernelMemory(generation: Int) {
         while counting.withLock({ $0.generation }) == generation {
             let start = Sys.monotonicNanoseconds()
-            let watched = state.withLock { watches in
-                watches.filter { $0.value.kill == nil }.map { pid, w in
+            // Each keyboard is counted when its own count is due: one whose counts are slow waits
+            // longer, not every keyboard of the host (one keyboard's slow counts had made another's
+            // kill come 70 MiB late in attach, tenth red team, L2).
+            let (watched, anyWatched) = state.withLock { watches in
+                (watches.filter { $0.value.kill == nil && $0.value.nextCount <= start }.map { pid, w in
                     (pid, w.pidfd, w.tmpfsFolders, w.countsSockets && start >= w.nextSocketCount ? nil : w.socketBytes, w.relay)
-                }
+                }, watches.contains { $0.value.kill == nil })
             }
-            let pids = watched.map(\.0)
-            guard !pids.isEmpty else {
+            guard anyWatched else {
                 kernelWake.wait()  // nothing to watch: sleep until something is
                 continue
             }
             // Sockets: counted again when due (a keyboard with open access), else as last counted.
-            let counts = watched.map { pid, pidfd, folders, socketsKnown, relay -> (pid: Int32, locks: Int, sockets: Int, files: (bytes: Int, entries: Int, unreadable: Int), mappings: (count: Int, sockets: Int)) in
-                counting.withLock { if $0.generation == generation { $0 = (pid, Sys.monotonicNanoseconds(), generation) } }
+            let counts = watched.map { pid, pidfd, folders, socketsKnown, relay -> (pid: Int32, locks: Int, sockets: Int, files: (bytes: Int, entries: Int, unreadable: Int), mappings: (count: Int, sockets: Int), cost: Int64) in
+                let began = Sys.monotonicNanoseconds()
+                counting.withLock { if $0.generation == generation { $0 = (pid, began, generation) } }
                 while Governor.stalledCountsForTests.withLock({ $0.contains(pid) }) { usleep(1000) }
                 var files = (bytes: 0, entries: 0, unreadable: 0)
                 var mappings = (count: 0, sockets: 0)
@@ -60,7 +63,9 @@ extension Governor {
                     // With open access: a socket it mapped stays open with no descriptor (tenth red team, N4).
                     mappings = (mapped.mappings, mapped.sockets)
                 }
-                guard let held = Descriptors.read(pid: pid, sockets: socketsKnown == nil) else { return (pid, 0, 0, files, mappings) }
+                guard let held = Descriptors.read(pid: pid, sockets: socketsKnown == nil) else {
+                    return (pid, 0, 0, files, mappings, Sys.monotonicNanoseconds() - began)
+                }
                 // Each socket asked itself (its own descriptors, at most 256), else the network's tables.
                 var sockets = socketsKnown ?? SocketBuffers.bytes(ofDescriptors: held.sockets, of: pidfd)
                     ?? SocketBuffers.bytes(of: held.inodes, in: pid)
@@ -68,15 +73,14 @@ extension Governor {
                 if socketsKnown == nil, let relay {
                     sockets += SocketBuffers.bytes(notAmong: held.inodes, in: pid) + relay.held()
                 }
-                return (pid, held.locks, sockets, files, mappings)
+                return (pid, held.locks, sockets, files, mappings, Sys.monotonicNanoseconds() - began)
             }
             counting.withLock { if $0.generation == generation { $0.pid = 0 } }
             guard counting.withLock({ $0.generation }) == generation else { return }  // replaced while it was stuck
             let now = Sys.monotonicNanoseconds()
-            var interval = Governor.longestLockInterval
             let changed = state.withLock { watches in
                 var changed = false
-                for (pid, locks, sockets, files, mappings) in counts {
+                for (pid, locks, sockets, files, mappings, cost) in counts {
                     guard var w = watches[pid], w.kill == nil else { continue }
                     if w.countsSockets && start >= w.nextSocketCount {
                         // A queue fills as fast as memory: the nearer the budget, the sooner the next count.
@@ -107,25 +111,28 @@ extension Governor {
                             changed = true
                         }
                     }
-                    watches[pid] = w
                     // Files on a tmpfs fill as fast as memory; locks at most about 60 MB/s.
                     let rate = w.tmpfsFolders.isEmpty ? Governor.assumedLockRate : Governor.assumedTouchRate
                     let headroom = Double(w.budget - max(w.last, w.kernelBytes))
-                    interval = min(interval, max(Int64(headroom / rate), Governor.shortestLockInterval))
+                    var interval = min(Governor.longestLockInterval, max(Int64(headroom / rate), Governor.shortestLockInterval))
                     if w.countsSockets { interval = min(interval, max(w.nextSocketCount - now, Governor.shortestSocketCountInterval)) }
+                    // About a fifth of a core at most for its counts: its next waits at least four and
+                    // a half times what this one took (a count grows with what a keyboard holds, up to
+                    // the limits above), but never more than a quarter second: a keyboard that made its
+                    // counts slow on purpose spaced them 21 s apart (ninth red team, L).
+                    // That pause ends at a time no keyboard can tell in advance: one that watched its
+                    // folder's atime to learn when counts came held 400 MiB between them, 48 s of 60
+                    // (tenth, L2).
+                    let pause = min(9 * cost, Governor.longestCountPause)
+                    w.nextCount = now + max(interval, pause / 2 + Int64.random(in: 0 ... pause / 2))
+                    watches[pid] = w
                 }
                 return changed
             }
             if changed { wake.signal() }
-            // About a fifth of a core at most: the next count waits at least four and a half times
-            // what this one took (a count grows with what a keyboard holds, up to the limits above),
-            // but never more than a quarter second: a keyboard that made its counts slow on
-            // purpose spaced them 21 s apart, for every keyboard of the host (ninth red team, L).
-            interval = max(interval, min(9 * (Sys.monotonicNanoseconds() - start), Governor.longestCountPause))
-            // At a time no keyboard can tell in advance: one that watched its folder's atime to learn
-            // when counts came held 400 MiB between them, 48 s of 60 (tenth red team, L2).
-            interval = interval / 2 + Int64.random(in: 0 ... interval / 2)
-            _ = kernelWake.wait(timeout: .now() + .nanoseconds(Int(interval)))
+            let next = state.withLock { watches in watches.values.filter { $0.kill == nil }.map(\.nextCount).min() }
+            let wait = max((next ?? 0) - Sys.monotonicNanoseconds(), 200_000)
+            _ = kernelWake.wait(timeout: .now() + .nanoseconds(Int(wait)))
         }
     }
 }

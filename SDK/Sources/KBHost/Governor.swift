@@ -173,6 +173,8 @@ public final class Governor: @unchecked Sendable {
         /// and with it they are read at most every `socketCountInterval`.
         var countsSockets = false
         var nextSocketCount: Int64 = 0
+        /// When what it holds in the kernel is counted next (`countKernelMemory`).
+        var nextCount: Int64 = 0
         /// The relay of its network when it has one of its own (`UserNetwork`): what the relay
         /// holds above its start is the keyboard's, and so are the namespace's sockets it no
         /// longer has a descriptor of.
@@ -254,6 +256,7 @@ public final class Governor: @unchecked Sendable {
                 w.kill = kill
             }
             (w.tmpfsBytes, w.tmpfsEntries) = files
+            w.nextCount = 0  // counted at once, as it now may hold more
             $0[pid] = w
         }
         kernelWake.signal()
@@ -267,7 +270,7 @@ public final class Governor: @unchecked Sendable {
         let counted = Relay(pid: relay.pid, pidfd: pidfd, reader: reader, baseline: relay.baseline)
         let replaced = state.withLock { watches -> Relay? in
             guard watches[pid] != nil else { return counted }  // not watched (no budget): nothing to count it into
-            defer { watches[pid]?.relay = counted }
+            defer { watches[pid]?.relay = counted; watches[pid]?.nextCount = 0 }
             return watches[pid]?.relay
         }
         replaced?.close()
