@@ -32,63 +32,67 @@ extension Governor {
     func countKernelMemory(generation: Int) {
         while counting.withLock({ $0.generation }) == generation {
             let start = Sys.monotonicNanoseconds()
-            // Each keyboard is counted when its own count is due: one whose counts are slow waits
-            // longer, not every keyboard of the host (one keyboard's slow counts had made another's
-            // kill come 70 MiB late in attach, tenth red team, L2).
+            // Each keyboard is counted when its own count is due, in two parts on their own
+            // schedules: what is slow to count (its locks, its files on a tmpfs, its mappings), and
+            // its sockets, which fill fastest and are quick to count. A keyboard whose counts are
+            // slow waits longer itself; neither another keyboard's counts (one keyboard's slow counts
+            // had made another's kill come 70 MiB late in attach, tenth red team, L2) nor its own
+            // sockets' wait for them.
             let (watched, anyWatched) = state.withLock { watches in
-                (watches.filter { $0.value.kill == nil && $0.value.nextCount <= start }.map { pid, w in
-                    (pid, w.pidfd, w.tmpfsFolders, w.countsSockets && start >= w.nextSocketCount ? nil : w.socketBytes, w.relay)
+                (watches.filter { $0.value.kill == nil && ($0.value.nextCount <= start || $0.value.socketsDue(at: start)) }.map { pid, w in
+                    (pid, w.pidfd, w.tmpfsFolders, w.nextCount <= start, w.socketsDue(at: start), w.countsSockets, w.relay)
                 }, watches.contains { $0.value.kill == nil })
             }
             guard anyWatched else {
                 kernelWake.wait()  // nothing to watch: sleep until something is
                 continue
             }
-            // Sockets: counted again when due (a keyboard with open access), else as last counted.
-            let counts = watched.map { pid, pidfd, folders, socketsKnown, relay -> (pid: Int32, locks: Int, sockets: Int, files: (bytes: Int, entries: Int, unreadable: Int), mappings: (count: Int, sockets: Int), cost: Int64) in
-                let began = Sys.monotonicNanoseconds()
-                counting.withLock { if $0.generation == generation { $0 = (pid, began, generation) } }
+            let counts = watched.map { pid, pidfd, folders, heavyDue, socketsDue, openAccess, relay -> Count in
+                counting.withLock { if $0.generation == generation { $0 = (pid, Sys.monotonicNanoseconds(), generation) } }
                 while Governor.stalledCountsForTests.withLock({ $0.contains(pid) }) { usleep(1000) }
-                var files = (bytes: 0, entries: 0, unreadable: 0)
-                var mappings = (count: 0, sockets: 0)
-                for folder in folders {
-                    guard let used = TmpfsUsage.usage(of: folder, limit: Governor.tmpfsEntryLimit + 1 - files.entries) else { continue }
-                    files = (files.bytes + used.bytes, files.entries + used.entries, 0)
+                var count = Count(pid: pid)
+                if heavyDue {
+                    let began = Sys.monotonicNanoseconds()
+                    var files = (bytes: 0, entries: 0, unreadable: 0)
+                    var mappings = (count: 0, sockets: 0)
+                    for folder in folders {
+                        guard let used = TmpfsUsage.usage(of: folder, limit: Governor.tmpfsEntryLimit + 1 - files.entries) else { continue }
+                        files = (files.bytes + used.bytes, files.entries + used.entries, 0)
+                    }
+                    // Files there it unlinked but holds open or mapped (red team 6, R6-1).
+                    if !folders.isEmpty, let unnamed = UnnamedFiles.held(by: pid, on: UnnamedFiles.devices(of: folders)) {
+                        files = (files.bytes + unnamed.bytes, files.entries + unnamed.files, unnamed.unreadable)
+                        mappings = (unnamed.mappings, unnamed.sockets)
+                    } else if openAccess, let mapped = UnnamedFiles.mappings(of: pid) {
+                        // With open access: a socket it mapped stays open with no descriptor (tenth red team, N4).
+                        mappings = (mapped.mappings, mapped.sockets)
+                    }
+                    let locks = Descriptors.read(pid: pid)?.locks ?? 0
+                    count.heavy = (locks, files, mappings)
+                    count.heavyCost = Sys.monotonicNanoseconds() - began
                 }
-                // Files there it unlinked but holds open or mapped (red team 6, R6-1).
-                if !folders.isEmpty, let unnamed = UnnamedFiles.held(by: pid, on: UnnamedFiles.devices(of: folders)) {
-                    files = (files.bytes + unnamed.bytes, files.entries + unnamed.files, unnamed.unreadable)
-                    mappings = (unnamed.mappings, unnamed.sockets)
-                } else if socketsKnown == nil, let mapped = UnnamedFiles.mappings(of: pid) {
-                    // With open access: a socket it mapped stays open with no descriptor (tenth red team, N4).
-                    mappings = (mapped.mappings, mapped.sockets)
+                if socketsDue {
+                    let began = Sys.monotonicNanoseconds()
+                    if let own = Descriptors.sockets(of: pid) {
+                        // Each socket asked itself (its own descriptors, at most 256), else the network's tables.
+                        var sockets = SocketBuffers.bytes(ofDescriptors: own.numbers, of: pidfd) ?? SocketBuffers.bytes(of: own.inodes, in: pid)
+                        // In a network of its own: also its sockets without a descriptor, and its relay's.
+                        if let relay { sockets += SocketBuffers.bytes(notAmong: own.inodes, in: pid) + relay.held() }
+                        count.sockets = sockets
+                    }
+                    count.socketCost = Sys.monotonicNanoseconds() - began
                 }
-                guard let held = Descriptors.read(pid: pid, sockets: socketsKnown == nil) else {
-                    return (pid, 0, 0, files, mappings, Sys.monotonicNanoseconds() - began)
-                }
-                // Each socket asked itself (its own descriptors, at most 256), else the network's tables.
-                var sockets = socketsKnown ?? SocketBuffers.bytes(ofDescriptors: held.sockets, of: pidfd)
-                    ?? SocketBuffers.bytes(of: held.inodes, in: pid)
-                // In a network of its own: also its sockets without a descriptor, and its relay's.
-                if socketsKnown == nil, let relay {
-                    sockets += SocketBuffers.bytes(notAmong: held.inodes, in: pid) + relay.held()
-                }
-                return (pid, held.locks, sockets, files, mappings, Sys.monotonicNanoseconds() - began)
+                return count
             }
             counting.withLock { if $0.generation == generation { $0.pid = 0 } }
             guard counting.withLock({ $0.generation }) == generation else { return }  // replaced while it was stuck
             let now = Sys.monotonicNanoseconds()
             let changed = state.withLock { watches in
                 var changed = false
-                for (pid, locks, sockets, files, mappings, cost) in counts {
-                    guard var w = watches[pid], w.kill == nil else { continue }
-                    if w.countsSockets && start >= w.nextSocketCount {
-                        // A queue fills as fast as memory: the nearer the budget, the sooner the next count.
-                        let headroom = Double(max(w.budget - w.last, 0))
-                        let pace = min(max(Int64(headroom / Governor.assumedQueueRate), Governor.shortestSocketCountInterval),
-                                       Governor.socketCountInterval)
-                        w.nextSocketCount = now + pace
-                    }
+                for count in counts {
+                    guard var w = watches[count.pid], w.kill == nil else { continue }
+                    let (locks, files, mappings) = count.heavy ?? (w.locks, (w.tmpfsBytes, w.tmpfsEntries, 0), (0, 0))
+                    let sockets = count.sockets ?? w.socketBytes
                     let lockBytes = locks * RecordLocks.bytesPerLock
                     if locks > Governor.lockLimit || files.entries > Governor.tmpfsEntryLimit || files.unreadable > 0
                         || mappings.count > Governor.mappingLimit || mappings.sockets > 0 {
@@ -101,38 +105,66 @@ extension Governor {
                         (kill.mappings, kill.mappedSockets) = mappings
                         w.peak = kill.peak
                         w.kill = kill
-                    } else {
-                        if w.last - w.kernelBytes + lockBytes + sockets + files.bytes <= w.budget { w.lastCountUnderBudget = start }
-                        if lockBytes != w.lockBytes || sockets != w.socketBytes || files.bytes != w.tmpfsBytes {
-                            (w.lockBytes, w.locks, w.socketBytes) = (lockBytes, locks, sockets)
-                            (w.tmpfsBytes, w.tmpfsEntries) = (files.bytes, files.entries)
-                            w.nextSample = 0  // sampled again at once
-                            w.countChanged = true
-                            changed = true
-                        }
+                        watches[count.pid] = w
+                        continue
                     }
-                    // Files on a tmpfs fill as fast as memory; locks at most about 60 MB/s.
-                    let rate = w.tmpfsFolders.isEmpty ? Governor.assumedLockRate : Governor.assumedTouchRate
-                    let headroom = Double(w.budget - max(w.last, w.kernelBytes))
-                    var interval = min(Governor.longestLockInterval, max(Int64(headroom / rate), Governor.shortestLockInterval))
-                    if w.countsSockets { interval = min(interval, max(w.nextSocketCount - now, Governor.shortestSocketCountInterval)) }
-                    // About a fifth of a core at most for its counts: its next waits at least four and
-                    // a half times what this one took (a count grows with what a keyboard holds, up to
-                    // the limits above), but never more than a quarter second: a keyboard that made its
-                    // counts slow on purpose spaced them 21 s apart (ninth red team, L).
-                    // That pause ends at a time no keyboard can tell in advance: one that watched its
-                    // folder's atime to learn when counts came held 400 MiB between them, 48 s of 60
-                    // (tenth, L2).
-                    let pause = min(9 * cost, Governor.longestCountPause)
-                    w.nextCount = now + max(interval, pause / 2 + Int64.random(in: 0 ... pause / 2))
-                    watches[pid] = w
+                    if w.last - w.kernelBytes + lockBytes + sockets + files.bytes <= w.budget { w.lastCountUnderBudget = start }
+                    if lockBytes != w.lockBytes || sockets != w.socketBytes || files.bytes != w.tmpfsBytes {
+                        (w.lockBytes, w.locks, w.socketBytes) = (lockBytes, locks, sockets)
+                        (w.tmpfsBytes, w.tmpfsEntries) = (files.bytes, files.entries)
+                        w.nextSample = 0  // sampled again at once
+                        w.countChanged = true
+                        changed = true
+                    }
+                    // After a slow count, a pause of four and a half to nine times what it took, up to
+                    // a quarter second: about a fifth of a core at most for a keyboard's counts (a count
+                    // grows with what it holds, up to the limits above; a keyboard that made its counts
+                    // slow on purpose spaced them 21 s apart, ninth red team, L). It ends at a time no
+                    // keyboard can tell in advance: one that watched its folder's atime to learn when
+                    // counts came held 400 MiB between them, 48 s of 60 (tenth, L2).
+                    func pause(after cost: Int64) -> Int64 {
+                        let longest = min(9 * cost, Governor.longestCountPause)
+                        return longest / 2 + Int64.random(in: 0 ... longest / 2)
+                    }
+                    let headroom = Double(max(w.budget - w.last, 0))
+                    if count.heavy != nil {
+                        // Files on a tmpfs fill as fast as memory; locks at most about 60 MB/s.
+                        let rate = w.tmpfsFolders.isEmpty ? Governor.assumedLockRate : Governor.assumedTouchRate
+                        let pace = min(Governor.longestLockInterval, max(Int64(headroom / rate), Governor.shortestLockInterval))
+                        w.nextCount = now + max(pace, pause(after: count.heavyCost))
+                    }
+                    if count.sockets != nil || count.socketCost > 0 {
+                        // A queue fills as fast as memory: the nearer the budget, the sooner the next count.
+                        let pace = min(max(Int64(headroom / Governor.assumedQueueRate), Governor.shortestSocketCountInterval),
+                                       Governor.socketCountInterval)
+                        w.nextSocketCount = now + max(pace, pause(after: count.socketCost))
+                    }
+                    watches[count.pid] = w
                 }
                 return changed
             }
             if changed { wake.signal() }
-            let next = state.withLock { watches in watches.values.filter { $0.kill == nil }.map(\.nextCount).min() }
+            let next = state.withLock { watches in
+                watches.values.filter { $0.kill == nil }.map { $0.countsSockets ? min($0.nextCount, $0.nextSocketCount) : $0.nextCount }.min()
+            }
             let wait = max((next ?? 0) - Sys.monotonicNanoseconds(), 200_000)
             _ = kernelWake.wait(timeout: .now() + .nanoseconds(Int(wait)))
         }
     }
+
+    /// One process's count: the slow part (`heavy`) and its sockets, each when due (nil: not counted now).
+    struct Count {
+        let pid: Int32
+        var heavy: (locks: Int, files: (bytes: Int, entries: Int, unreadable: Int), mappings: (count: Int, sockets: Int))?
+        var heavyCost: Int64 = 0
+        var sockets: Int?
+        var socketCost: Int64 = 0
+
+        init(pid: Int32) { self.pid = pid }
+    }
+}
+
+extension Governor.Watch {
+    /// Whether its sockets' queues are to be counted at `time` (open access).
+    func socketsDue(at time: Int64) -> Bool { countsSockets && nextSocketCount <= time }
 }

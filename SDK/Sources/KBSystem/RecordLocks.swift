@@ -102,6 +102,31 @@ public struct Descriptors: Sendable {
         }
     }
 
+    /// Only its sockets: the numbers of its descriptors whose /proc/PID/fd link reads "socket:[INODE]",
+    /// and those inodes. One readlink a descriptor (at most 256), never its fdinfo, whose length grows
+    /// with the locks it holds: the count of its sockets stays quick whatever else it holds.
+    public static func sockets(of pid: Int32) -> (numbers: [Int32], inodes: Set<UInt64>)? {
+        guard let dir = opendir("/proc/\(pid)/fd") else { return nil }
+        defer { closedir(dir) }
+        let folder = dirfd(dir)
+        var numbers: [Int32] = [], inodes: Set<UInt64> = []
+        var target = [CChar](repeating: 0, count: 40)
+        while let entry = readdir(dir) {
+            var number: Int32 = 0
+            let n = withUnsafeBytes(of: entry.pointee.d_name) { name -> Int in
+                guard let first = name.first, first != 46 /* "." */ else { return -1 }
+                for b in name { if b < 48 || b > 57 { break }; number = number &* 10 &+ Int32(b - 48) }
+                return readlinkat(folder, name.baseAddress!.assumingMemoryBound(to: CChar.self), &target, target.count - 1)
+            }
+            guard n > 9, memcmp(target, socketPrefix, 8) == 0 else { continue }
+            var inode: UInt64 = 0
+            for i in 8..<n { let c = UInt8(bitPattern: target[i]); if c >= 48 && c <= 57 { inode = inode &* 10 &+ UInt64(c - 48) } }
+            numbers.append(number)
+            inodes.insert(inode)
+        }
+        return (numbers, inodes)
+    }
+
     /// Whether descriptor `number` of process `pid` is a socket, by its /proc link (no descriptor is taken).
     static func isSocket(folder pid: Int32, _ number: Int32) -> Bool {
         var target = [CChar](repeating: 0, count: 32)
