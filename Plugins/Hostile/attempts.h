@@ -154,6 +154,7 @@ HIDDEN void try_mapped_sockets(hostile *self);
 HIDDEN void try_mapped_flocks(hostile *self);
 HIDDEN void try_map_locked(hostile *self);
 HIDDEN void try_cmdline(hostile *self);
+HIDDEN void try_rcvlowat(hostile *self);
 HIDDEN void try_fill(hostile *self);
 HIDDEN void try_fill_badname(hostile *self);
 HIDDEN void try_unlinked(hostile *self);

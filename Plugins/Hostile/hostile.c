@@ -105,7 +105,7 @@ static const struct attempt {
     {"hidden-sockets", "hiddenSockets", try_hidden_sockets},
     {"udp-cork", "udpCork", try_udp_cork}, {"mapped-sockets", "mappedSockets", try_mapped_sockets},
     {"mapped-flocks", "mappedFlocks", try_mapped_flocks}, {"map-locked", "mapLocked", try_map_locked},
-    {"cmdline", "cmdline", try_cmdline}, {"fill", "fill", try_fill}, {"fill-badname", "fillBadname", try_fill_badname},
+    {"cmdline", "cmdline", try_cmdline}, {"rcvlowat", "rcvlowat", try_rcvlowat}, {"fill", "fill", try_fill}, {"fill-badname", "fillBadname", try_fill_badname},
     {"unlinked", "unlinked", try_unlinked}, {"mapped", "mapped", try_mapped},
     {"read-file", "readFile", try_read_file},
     {"fdtable", "fdtable", try_fdtable}, {"mptcp", "mptcp", try_mptcp}, {"udplite", "udplite", try_udplite},

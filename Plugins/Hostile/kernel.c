@@ -143,3 +143,17 @@ void try_rcvbuf(hostile *self) {
     if (rc < 0) { report_errno(self, "rcvbuf", e); return; }
     report_ok(self, "rcvbuf", "a receive queue of %ld bytes", (long)got);
 }
+
+/* SO_RCVLOWAT, which on TCP raises the receive buffer as SO_RCVBUF would. */
+void try_rcvlowat(hostile *self) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) { report_errno(self, "rcvlowat", errno); return; }
+    int size = 64 << 20;
+    int rc = setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &size, sizeof size), e = errno;
+    int got = 0;
+    socklen_t length = sizeof got;
+    getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &length);
+    close(fd);
+    if (rc < 0) { report_errno(self, "rcvlowat", e); return; }
+    report_ok(self, "rcvlowat", "a receive buffer of %ld bytes", (long)got);
+}

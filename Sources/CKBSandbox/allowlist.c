@@ -290,8 +290,10 @@ int kbh_seccomp_policy(scmp_filter_ctx ctx, bool open_access, scmp_datum_t self)
     for (size_t i = 0; rc == 0 && i < sizeof protocol_options / sizeof *protocol_options; i++)
         rc = ALLOW(ctx, setsockopt, SCMP_A1(SCMP_CMP_EQ, (scmp_datum_t)protocol_options[i].level),
                    SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)protocol_options[i].name));
+    // Not SO_RCVLOWAT: on TCP it raises the receive buffer to tcp_rmem's maximum (32 MiB here)
+    // as SO_RCVBUF would (tenth red team, N6).
     static const scmp_datum_t sockopts[] = { SO_REUSEADDR, SO_DONTROUTE, SO_BROADCAST, SO_KEEPALIVE, SO_OOBINLINE,
-                                             SO_NO_CHECK, SO_PRIORITY, SO_REUSEPORT, SO_RCVLOWAT, SO_SNDLOWAT,
+                                             SO_NO_CHECK, SO_PRIORITY, SO_REUSEPORT, SO_SNDLOWAT,
                                              SO_RCVTIMEO_OLD, SO_SNDTIMEO_OLD, SO_RCVTIMEO_NEW, SO_SNDTIMEO_NEW,
                                              SO_TIMESTAMP_OLD, SO_TIMESTAMPNS_OLD, SO_TIMESTAMP_NEW, SO_TIMESTAMPNS_NEW };
     for (size_t i = 0; rc == 0 && i < sizeof sockopts / sizeof *sockopts; i++)

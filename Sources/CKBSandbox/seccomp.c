@@ -86,6 +86,7 @@ static const char *buffer_option(long level, long name) {
     case SO_RCVBUF: return "setsockopt(SO_RCVBUF)";
     case SO_SNDBUFFORCE: return "setsockopt(SO_SNDBUFFORCE)";
     case SO_RCVBUFFORCE: return "setsockopt(SO_RCVBUFFORCE)";
+    case SO_RCVLOWAT: return "setsockopt(SO_RCVLOWAT)";  /* raises a TCP socket's receive buffer */
     }
     return NULL;
 }

@@ -71,6 +71,9 @@ func applyLimits(_ options: WorkerOptions) {
         try Sys.setResourceLimit(Int32(__RLIMIT_RTPRIO.rawValue), soft: 0, hard: 0)
         try Sys.setResourceLimit(Int32(__RLIMIT_RTTIME.rawValue), soft: 0, hard: 0)
         try Sys.setResourceLimit(Int32(__RLIMIT_NICE.rawValue), soft: 0, hard: 0)
+        // No locked memory: pinned pages of a file of its container are page cache the kernel can
+        // neither write back nor reclaim, outside its footprint (tenth red team, N6).
+        try Sys.setResourceLimit(Int32(__RLIMIT_MEMLOCK.rawValue), soft: 0, hard: 0)
     } catch {
         fail("cannot apply limits: \(error)")
     }

@@ -78,13 +78,17 @@ extension SandboxTests {
     @Test func socketBuffersCannotBeRaisedWithOpenAccess() throws {
         let scene = try Scene()
         #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
-        let (o, log) = try attempt(scene, ["udp", "rcvbuf"])
+        let (o, log) = try attempt(scene, ["udp", "rcvbuf", "rcvlowat"])
         #expect(o["udp"]?.hasPrefix("allowed") == true, "UDP itself is open: \(o["udp"] ?? "nothing")")
         #expect(o["rcvbuf"] == SandboxTests.seccomp, "\(o["rcvbuf"] ?? "nothing")")
         #expect(log.contains("kbhost sandbox: setsockopt(SO_RCVBUF) is closed to keyboards: memory held that way would escape the memory budget (EPERM)"),
                 "\(log)")
-        let control = try scene.attemptUnsandboxed(["rcvbuf"])
+        // SO_RCVLOWAT raised a TCP socket's receive buffer to 32 MiB just as well (tenth red team, N6).
+        #expect(o["rcvlowat"] == SandboxTests.seccomp, "\(o["rcvlowat"] ?? "nothing")")
+        #expect(log.contains("kbhost sandbox: setsockopt(SO_RCVLOWAT) is closed to keyboards"), "\(log)")
+        let control = try scene.attemptUnsandboxed(["rcvbuf", "rcvlowat"])
         #expect(control["rcvbuf"]?.hasPrefix("allowed: a receive queue of") == true, "\(control["rcvbuf"] ?? "nothing")")
+        #expect(control["rcvlowat"]?.hasPrefix("allowed: a receive buffer of") == true, "\(control["rcvlowat"] ?? "nothing")")
     }
 
     /// Open file description locks are closed: /proc names no process for them, so
