@@ -155,6 +155,7 @@ HIDDEN void try_mapped_flocks(hostile *self);
 HIDDEN void try_map_locked(hostile *self);
 HIDDEN void try_cmdline(hostile *self);
 HIDDEN void try_rcvlowat(hostile *self);
+HIDDEN void try_resolve(hostile *self);
 HIDDEN void try_fill(hostile *self);
 HIDDEN void try_fill_badname(hostile *self);
 HIDDEN void try_unlinked(hostile *self);

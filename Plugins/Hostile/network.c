@@ -2,6 +2,7 @@
 #include "attempts.h"
 
 #include <net/if.h>
+#include <netdb.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -206,4 +207,27 @@ void try_udp_cork(hostile *self) {
     struct timespec hold = {1, 0};
     nanosleep(&hold, NULL);
     report_ok(self, "udp-cork", "corked %ld bytes", corked);
+}
+
+/* A name resolved ("name NAME" in the document): with open access through the relay, its
+   /etc/resolv.conf names the relay's DNS forwarder. */
+void try_resolve(hostile *self) {
+    const char *before = self->host->document_context_before_input(self->host->ctx);
+    const char *found = before ? strstr(before, "name ") : NULL;
+    char name[256] = "localhost";
+    if (found) sscanf(found + 5, "%255s", name);
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *result = NULL;
+    int rc = getaddrinfo(name, NULL, &hints, &result);
+    if (rc != 0) {
+        char detail[300];
+        snprintf(detail, sizeof detail, "%s: %s", name, gai_strerror(rc));
+        report(self, "resolve", 0, detail);
+        return;
+    }
+    char address[64] = "";
+    inet_ntop(AF_INET, &((struct sockaddr_in *)result->ai_addr)->sin_addr, address, sizeof address);
+    freeaddrinfo(result);
+    char detail[400];
+    snprintf(detail, sizeof detail, "%s is %s", name, address);
+    report(self, "resolve", 1, detail);
 }

@@ -257,6 +257,21 @@ int kbh_isolate_filesystem(const kbh_sandbox_request *q, const char *const *syst
             rc = -1;
         }
     }
+    // With open access through the relay, names resolve through the relay's DNS forwarder
+    // (slirp4netns's 10.0.2.3, which asks the host's resolver): an /etc/resolv.conf saying so.
+    if (rc == 0 && q->open_access && q->network_isolated) {
+        snprintf(target, sizeof target, "%s/etc", root);
+        if (mkdir(target, 0755) < 0 && errno != EEXIST) rc = -1;
+        snprintf(target, sizeof target, "%s/etc/resolv.conf", root);
+        struct stat st;
+        if (rc == 0 && lstat(target, &st) < 0) {  /* unless the manifest lists the host's (KBHostReadOnlyPaths) */
+            int fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+            static const char text[] = "nameserver 10.0.2.3\n";
+            if (fd < 0 || write(fd, text, sizeof text - 1) != (ssize_t)(sizeof text - 1)) rc = -1;
+            if (fd >= 0) close(fd);
+        }
+        if (rc < 0) kbh_say(err, size, "sandbox: cannot write the keyboard's /etc/resolv.conf: %s", strerror(errno));
+    }
     // Its own /tmp, and a /proc of its PID namespace.
     if (rc == 0 && tmp_fd >= 0) {
         snprintf(target, sizeof target, "%s/tmp", root);

@@ -203,6 +203,9 @@ static int install_landlock(const kbh_sandbox_request *q, const struct lib_dirs 
                                        "/proc/self/smaps_rollup" };
     for (size_t i = 0; rc == 0 && i < sizeof own / sizeof *own; i++)
         rc = ll_allow(ruleset, own[i], LL_FS_READ_FILE | LL_FS_READ_DIR, handled, err, size);
+    // Through the relay: the resolver's configuration kbh_isolate_filesystem wrote.
+    if (rc == 0 && q->open_access && q->network_isolated && access("/etc/resolv.conf", F_OK) == 0)
+        rc = ll_allow(ruleset, "/etc/resolv.conf", LL_FS_READ_FILE, handled, err, size);
     // Its own container: everything. Its groups: read, and write with open access.
     if (rc == 0 && q->container && q->container[0]) {
         rc = ll_allow(ruleset, q->container, handled, handled, err, size);

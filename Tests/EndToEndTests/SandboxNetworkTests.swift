@@ -107,6 +107,52 @@ extension SandboxTests {
         #expect(SandboxTests.relays() == relaysBefore, "no relay outlives its keyboard")
     }
 
+    /// The addresses the host resolves `name` to (IPv4; empty when it cannot).
+    static func hostAddresses(of name: String) -> Set<String> {
+        var hints = addrinfo()
+        hints.ai_family = AF_INET
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(name, nil, &hints, &result) == 0 else { return [] }
+        defer { freeaddrinfo(result) }
+        var addresses: Set<String> = []
+        var p = result
+        while let info = p {
+            var text = [CChar](repeating: 0, count: 64)
+            info.pointee.ai_addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { a in
+                var address = a.pointee.sin_addr
+                _ = inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
+            }
+            addresses.insert(String(cString: text))
+            p = info.pointee.ai_next
+        }
+        return addresses
+    }
+
+    static let resolvedName = "deb.debian.org"
+
+    /// Names resolve through the relay: its /etc/resolv.conf names slirp4netns's DNS forwarder,
+    /// which asks the host's resolver. The control: the host itself resolves the same name (where
+    /// it cannot, there is nothing to compare, and the test does not run).
+    @Test(.enabled(if: UserNetwork.available && !hostAddresses(of: resolvedName).isEmpty,
+                   "needs the relay and a host that resolves \(resolvedName)"))
+    func namesResolveThroughTheRelay() throws {
+        let scene = try Scene()
+        #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
+        let r = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--text", "name \(SandboxTests.resolvedName) ", "resolve"],
+                                    extraEnvironment: scene.env)
+        #expect(r.status == 0, "\(r.err)")
+        let outcome = Scene.outcomes(r.out)["resolve"] ?? "nothing"
+        let address = outcome.split(separator: " ").last.map(String.init) ?? ""
+        #expect(outcome.hasPrefix("allowed: \(SandboxTests.resolvedName) is "), "\(outcome)")
+        #expect(SandboxTests.hostAddresses(of: SandboxTests.resolvedName).contains(address), "the host's answer: \(outcome)")
+        // Without open access there is no network to ask.
+        #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "off"], extraEnvironment: scene.env).status == 0)
+        let closed = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--text", "name \(SandboxTests.resolvedName) ", "resolve"],
+                                         extraEnvironment: scene.env)
+        #expect(Scene.outcomes(closed.out)["resolve"]?.hasPrefix("denied") == true, "\(closed.out)")
+    }
+
     /// The slirp4netns processes running now.
     static func relays() -> Set<Int32> {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
