@@ -151,6 +151,7 @@ HIDDEN void try_orphans(hostile *self);
 HIDDEN void try_hidden_sockets(hostile *self);
 HIDDEN void try_udp_cork(hostile *self);
 HIDDEN void try_mapped_sockets(hostile *self);
+HIDDEN void try_reset_orphans(hostile *self);
 HIDDEN void try_mapped_flocks(hostile *self);
 HIDDEN void try_map_locked(hostile *self);
 HIDDEN void try_cmdline(hostile *self);

@@ -289,8 +289,17 @@ void try_map_locked(hostile *self) {
     report(self, "map-locked", 1, "locked 1 MiB in memory");
 }
 
-/* Its own command line (/proc/self/cmdline, which it may read): does it name anything of the
-   host's (the worker's --parent, the host's pid)? */
+/* Its own command line (/proc/self/cmdline, which it may read) and its own writable memory: does
+   either name the host's pid (the worker's --parent argument once, KBHOST_PARENT now)? */
+static const char *pid_after(const char *p, const char *end, const char *key, size_t key_length) {
+    for (; p + key_length + 1 < end; p++) {
+        p = memchr(p, key[0], (size_t)(end - p - key_length - 1));
+        if (!p) return NULL;
+        if (memcmp(p, key, key_length) == 0 && p[key_length] >= '1' && p[key_length] <= '9') return p + key_length;
+    }
+    return NULL;
+}
+
 void try_cmdline(hostile *self) {
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
     if (fd < 0) { report_errno(self, "cmdline", errno); return; }
@@ -302,5 +311,21 @@ void try_cmdline(hostile *self) {
     buf[n] = 0;
     const char *parent = strstr(buf, "--parent ");
     if (parent) { report_ok(self, "cmdline", "names the host's pid %ld", atol(parent + 9)); return; }
-    report_ok(self, "cmdline", "read %ld bytes naming nothing of the host's", (long)n);
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (!maps) { report_errno(self, "cmdline", errno); return; }
+    char line[512];
+    while (fgets(line, sizeof line, maps)) {
+        unsigned long start, end;
+        char perms[8];
+        if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) != 3 || strncmp(perms, "rw", 2) != 0) continue;
+        const char *found = pid_after((const char *)start, (const char *)end, "KBHOST_PARENT=", 14);
+        if (!found) found = pid_after((const char *)start, (const char *)end, "--parent\0", 9);
+        if (found) {
+            fclose(maps);
+            report_ok(self, "cmdline", "its memory names the host's pid %ld", atol(found));
+            return;
+        }
+    }
+    fclose(maps);
+    report_ok(self, "cmdline", "read %ld bytes naming nothing of the host's, nor does its memory", (long)n);
 }

@@ -104,6 +104,7 @@ static const struct attempt {
     {"sockq", "sockq", try_sockq}, {"orphans", "orphans", try_orphans},
     {"hidden-sockets", "hiddenSockets", try_hidden_sockets},
     {"udp-cork", "udpCork", try_udp_cork}, {"mapped-sockets", "mappedSockets", try_mapped_sockets},
+    {"reset-orphans", "resetOrphans", try_reset_orphans},
     {"mapped-flocks", "mappedFlocks", try_mapped_flocks}, {"map-locked", "mapLocked", try_map_locked},
     {"cmdline", "cmdline", try_cmdline}, {"rcvlowat", "rcvlowat", try_rcvlowat},
     {"resolve", "resolve", try_resolve}, {"fill", "fill", try_fill}, {"fill-badname", "fillBadname", try_fill_badname},

@@ -3,6 +3,7 @@
 
 #include <net/if.h>
 #include <netdb.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -184,6 +185,21 @@ static void map_and_close(int fd) {
     close(fd);
 }
 void try_mapped_sockets(hostile *self) { fill_sockets(self, "mapped-sockets", map_and_close); }
+
+/* Reset: the server's greeting left unread, the socket kept full for a while (so that a relay
+   passes what it holds on toward the server), then closed: with unread data, a reset. */
+static void reset_when_full(int fd) {
+    struct pollfd in = { .fd = fd, .events = POLLIN };
+    (void)poll(&in, 1, 200);  /* the greeting */
+    static char chunk[65536];
+    for (int round = 0; round < 8; round++) {
+        struct timespec pause = {0, 20000000};
+        nanosleep(&pause, NULL);
+        while (send(fd, chunk, sizeof chunk, MSG_NOSIGNAL | MSG_DONTWAIT) > 0) {}
+    }
+    close(fd);
+}
+void try_reset_orphans(hostile *self) { fill_sockets(self, "reset-orphans", reset_when_full); }
 
 /* UDP datagrams being built: "sockets N" UDP sockets (40 unless told, at most 240), each sent
    64 pieces of 1,000 bytes with MSG_MORE toward the host's port: the kernel keeps them in the

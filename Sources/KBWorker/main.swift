@@ -3,7 +3,7 @@
 // libffi. It imports no Foundation, so nearly all of the budget is the keyboard's.
 //
 // Usage (the host starts it; not for people): kbhost-worker [--data-limit BYTES]
-//     [--stack-limit BYTES] [--parent PID] [--no-isolate] [--network private|relay|shared]
+//     [--stack-limit BYTES] [--no-isolate] [--network private|relay|shared]; the host's pid in KBHOST_PARENT
 import CKBSandbox
 import CKBShims
 import Glibc
@@ -29,6 +29,13 @@ struct WorkerOptions {
     var handOff = false
 
     init(_ arguments: [String]) {
+        // The host's pid (to end at once if it died while this started), read and wiped in place
+        // before anything of a keyboard runs: the keyboard reads its own memory.
+        if let value = getenv("KBHOST_PARENT") {
+            parent = Int32(atoi(value))
+            memset(value, 0, strlen(value))
+            unsetenv("KBHOST_PARENT")
+        }
         var i = 1
         while i < arguments.count {
             if arguments[i] == "--no-isolate" || arguments[i] == "--hand-off" {
@@ -41,7 +48,6 @@ struct WorkerOptions {
             switch arguments[i] {
             case "--data-limit": dataLimit = UInt64(value) ?? dataLimit
             case "--stack-limit": stackLimit = UInt64(value) ?? stackLimit
-            case "--parent": parent = Int32(value) ?? 0
             case "--network": (privateNetwork, ownSocketTables) = (value == "private" || value == "relay", value == "relay")
             default: break
             }
@@ -250,8 +256,8 @@ func installSandbox(_ spec: SandboxSpec) throws(WorkerFailure) {
 
 func main() -> Never {
     let options = WorkerOptions(CommandLine.arguments)
-    // Its arguments name the host's pid (`--parent`), which a keyboard would read in its own
-    // /proc/self/cmdline, outside its PID namespace (tenth red team, N6): wiped once read.
+    // Its arguments, wiped once read: a keyboard reads its own /proc/self/cmdline (they once named the
+    // host's pid, outside its PID namespace, tenth red team, N6; that now comes by KBHOST_PARENT).
     for i in 1..<Int(CommandLine.argc) {
         if let argument = CommandLine.unsafeArgv[i] { memset(argument, 0, strlen(argument)) }
     }

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/statfs.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,7 +46,7 @@ int kbs_unread_sent(int fd) {
     return ioctl(fd, SIOCOUTQ, &n) == 0 ? n : -1;
 }
 
-int kbs_socket_queued(int pidfd, int fd, long long *bytes) {
+int kbs_socket_queued(int pidfd, int fd, long long *bytes, long long reset_above) {
     int own = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
     if (own < 0) return -1;
     int counted = 0;
@@ -63,6 +64,13 @@ int kbs_socket_queued(int pidfd, int fd, long long *bytes) {
             // the second is part of the first.
             unsigned sent = info[SK_MEMINFO_WMEM_QUEUED] > info[SK_MEMINFO_WMEM_ALLOC] ? info[SK_MEMINFO_WMEM_QUEUED] : info[SK_MEMINFO_WMEM_ALLOC];
             *bytes = (long long)info[SK_MEMINFO_RMEM_ALLOC] + sent + info[SK_MEMINFO_BACKLOG];
+            int type = 0;
+            length = sizeof type;
+            if (reset_above > 0 && (long long)sent > reset_above && getsockopt(own, SOL_SOCKET, SO_TYPE, &type, &length) == 0
+                && type == SOCK_STREAM) {
+                struct linger reset = { 1, 0 };
+                (void)setsockopt(own, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+            }
             counted = 1;
         }
     }
@@ -95,6 +103,11 @@ int kbs_open_beneath(int dirfd, const char *path, int flags) {
 }
 
 int kbs_set_pdeathsig(int sig) { return prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0); }
+
+int kbs_limit_descriptors(int pid, unsigned long limit) {
+    struct rlimit l = { limit, limit };
+    return (int)syscall(SYS_prlimit64, pid, RLIMIT_NOFILE, &l, NULL);
+}
 int kbs_set_no_new_privs(void) { return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); }
 int kbs_set_thread_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
 

@@ -115,7 +115,7 @@ public final class ExtensionProcess {
         let arguments = [configuration.workerPath,
                          "--data-limit", String(configuration.dataLimitBytes),
                          "--stack-limit", String(configuration.stackLimitBytes),
-                         "--parent", String(getpid())] + (configuration.isolate ? [] : ["--no-isolate"])
+                        ] + (configuration.isolate ? [] : ["--no-isolate"])
                          // A relay's keyboard (or a spare one may take) gets socket tables of its own: the
                          // governor reads them. They cost a second network namespace (0.3 ms) at start.
                          + (configuration.privateNetwork ? ["--network", configuration.userNetwork ? "relay" : "private"] : [])
@@ -123,7 +123,9 @@ public final class ExtensionProcess {
         let spawned: pid_t
         do {
             spawned = try Spawn.spawn(path: configuration.workerPath, arguments: arguments,
-                                      environment: ExtensionProcess.workerEnvironment(configuration.environment),
+                                      // The host's pid by the environment, which the worker wipes once read: in its
+                                      // arguments Swift kept a copy the keyboard found in its memory (eleventh red team, F3).
+                                      environment: ExtensionProcess.workerEnvironment(configuration.environment) + ["KBHOST_PARENT=\(getpid())"],
                                       files: [.init(outWrite, as: 1), .init(outWrite, as: 2), .init(childEnd, as: 3)])
         } catch {
             [hostEnd, childEnd, outRead, outWrite].forEach(Sys.close)
@@ -190,6 +192,11 @@ public final class ExtensionProcess {
             let relay = try UserNetwork(for: pid, deadlineMilliseconds: configuration.launchDeadlineMilliseconds)
             network = relay
             Governor.shared.countRelay(of: pid, relay: relay)
+            // The relay ends the moment the keyboard does, not at the host's next call: a keyboard the
+            // governor killed while the host waited for a person left it running, with every socket
+            // it held, until the next key (eleventh red team, F4).
+            let channel = socket
+            ExitWatcher.shared.watch(pidfd: pidfd) { Sys.shutdown(channel); relay.stop() }
         } catch {
             throw end(phase: "launch", .spawnFailed("cannot give the keyboard its network: \(error)"))
         }

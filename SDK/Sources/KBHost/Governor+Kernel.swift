@@ -15,9 +15,10 @@ extension Governor {
         /// What it holds for the keyboard: its sockets' queues and its memory above its start.
         func held() -> Int {
             let grown = max((reader.read()?.total ?? baseline) - baseline, 0)
-            guard let descriptors = Descriptors.read(pid: pid, sockets: true) else { return grown }
-            return grown + (SocketBuffers.bytes(ofDescriptors: descriptors.sockets, of: pidfd)
-                ?? SocketBuffers.bytes(of: descriptors.inodes, in: pid))
+            // Its sockets by their links alone (its fdinfo is not needed: a relay holds no locks).
+            guard let sockets = Descriptors.sockets(of: pid) else { return grown }
+            return grown + (SocketBuffers.bytes(ofDescriptors: sockets.numbers, of: pidfd, resetAbove: Governor.relayResetThreshold)
+                ?? SocketBuffers.bytes(of: sockets.inodes, in: pid))
         }
 
         func close() { Sys.close(pidfd) }

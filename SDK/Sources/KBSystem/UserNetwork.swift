@@ -1,4 +1,6 @@
+import CKBShims
 import Glibc
+import Synchronization
 
 /// The network of a keyboard with open access, in user space: slirp4netns gives the keyboard's
 /// own network namespace a tap device and relays its TCP and UDP through sockets of its own,
@@ -10,18 +12,21 @@ import Glibc
 ///
 /// The host's own 127.0.0.1 is reachable from inside as `gatewayAddress`, as it was to a
 /// keyboard that shared the host's namespace; the namespace's own 127.0.0.1 is the keyboard's.
-public final class UserNetwork {
+public final class UserNetwork: Sendable {
     /// The relay's process, and a pidfd of it (to take its sockets: `SocketBuffers`).
     public let pid: Int32
     public let pidfd: Int32
     /// Its footprint when it was ready: what it holds above that is the keyboard's traffic.
     public let baseline: Int
     /// Closing it tells the relay to end (slirp4netns --exit-fd); it ends with the host too.
-    private var exitFD: Int32
+    /// -1 once stopped: `stop` may come from the exit watcher's thread and the owner's at once.
+    private let exitFD: Atomic<Int32>
 
     /// The relay's executable, where Debian's `slirp4netns` package puts it.
     public static let executable: String? = ["/usr/bin/slirp4netns", "/usr/local/bin/slirp4netns", "/bin/slirp4netns"]
         .first { access($0, X_OK) == 0 }
+    /// The most descriptors (its sockets among them) the relay may have.
+    public static let descriptorLimit = 1024
     /// The address of the host's 127.0.0.1 inside the keyboard's namespace.
     public static let gatewayAddress = "10.0.2.2"
 
@@ -70,7 +75,7 @@ public final class UserNetwork {
             throw error
         }
         pid = spawned
-        exitFD = exitWrite
+        exitFD = Atomic(exitWrite)
         do {
             pidfd = try Sys.pidfdOpen(spawned)
         } catch {
@@ -81,6 +86,10 @@ public final class UserNetwork {
             throw error
         }
         defer { Sys.close(readyRead) }
+        // Each of the keyboard's connections and UDP flows is a socket of the relay's, and every
+        // count walks them: 8,000 UDP flows made each count take half a second (eleventh red team,
+        // F2). A keyboard has 256 descriptors; its relay, 1,024.
+        _ = kbs_limit_descriptors(spawned, UInt(UserNetwork.descriptorLimit))
         // Ready: it writes "1" once the interface is configured; it ends (end of file) if it cannot.
         var fds = [pollfd(fd: readyRead, events: Int16(POLLIN), revents: 0)]
         let start = Sys.monotonicNanoseconds()
@@ -104,9 +113,9 @@ public final class UserNetwork {
 
     /// Ends the relay and reaps it: its sockets close with it.
     public func stop() {
-        guard exitFD >= 0 else { return }
-        Sys.close(exitFD)
-        exitFD = -1
+        let fd = exitFD.exchange(-1, ordering: .acquiringAndReleasing)
+        guard fd >= 0 else { return }
+        Sys.close(fd)
         _ = try? Sys.pidfdSendSignal(pidfd, SIGKILL)
         _ = try? Sys.reap(pidfd: pidfd, wait: true)
         Sys.close(pidfd)

@@ -17,6 +17,8 @@ int kbs_pidfd_send_signal(int pidfd, int sig);
 int kbs_waitid_pidfd(int pidfd, int nohang, int *code, int *status);
 
 int kbs_set_pdeathsig(int sig);
+/* Sets another process's RLIMIT_NOFILE (soft and hard) to `limit`: prlimit(2). */
+int kbs_limit_descriptors(int pid, unsigned long limit);
 int kbs_set_no_new_privs(void);
 /* Names the calling thread (PR_SET_NAME: the kernel keeps the first 15 bytes). */
 int kbs_set_thread_name(const char *name);
@@ -38,7 +40,9 @@ int kbs_peer_uid(int fd, uid_t *uid);
    with SO_MEMINFO (receive memory + send queue + backlog, as the kernel charges them) and
    closed. 1 with *bytes set; 0 when it is something else; -1 with errno when it cannot be taken
    (EPERM, ESRCH, ENOSYS before Linux 5.6, EBADF for a descriptor closed meanwhile). */
-int kbs_socket_queued(int pidfd, int fd, long long *bytes);
+int kbs_socket_queued(int pidfd, int fd, long long *bytes, long long reset_above);
+/* (reset_above > 0: a TCP socket with more than that many bytes waiting to be sent is set to be
+   reset when it is closed, SO_LINGER {1, 0}, rather than kept by the kernel as an orphan.) */
 
 /* What this end of a Unix stream socket sent that the other end has not read yet (SIOCOUTQ), or -1. */
 int kbs_unread_sent(int fd);
