@@ -95,17 +95,29 @@ extension SandboxTests {
     func anOpenAccessKeyboardHasANetworkOfItsOwn() throws {
         let scene = try Scene()
         #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
-        let relaysBefore = SandboxTests.relays()
         let r = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--text", scene.controlPrefix, "tcp"],
                                     extraEnvironment: scene.env)
         #expect(r.status == 0, "\(r.err)")
         #expect(Scene.outcomes(r.out)["tcp"] == "denied: Connection refused (errno 111)",
                 "127.0.0.1 is its own namespace's, where nothing listens: \(r.out)")
-        let through = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--text", scene.prefix, "tcp"],
+        let through = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--json", "--text", scene.prefix, "tcp"],
                                           extraEnvironment: scene.env)
-        #expect(Scene.outcomes(through.out)["tcp"] == "allowed: sent 7 bytes to 10.0.2.2:\(scene.listeners.port)", "\(through.out)")
+        let json = try JSONSerialization.jsonObject(with: Data(through.out.utf8)) as? [String: Any]
+        let text = json?["text"] as? String ?? ""
+        #expect(Scene.outcomes(text)["tcp"] == "allowed: sent 7 bytes to 10.0.2.2:\(scene.listeners.port)", "\(through.out)")
         #expect(scene.listeners.received().tcp == "hostile", "the host's listener got it")
-        #expect(SandboxTests.relays() == relaysBefore, "no relay outlives its keyboard")
+        let pid = try #require(json?["pid"] as? Int, "the keyboard's pid: \(through.out)")
+        #expect(SandboxTests.relays(of: Int32(pid)).isEmpty, "no relay outlives its keyboard")
+    }
+
+    /// The slirp4netns processes running now for the keyboard process `pid` (their last arguments are its pid and "tap0").
+    static func relays(of pid: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter {
+            guard let command = FileManager.default.contents(atPath: "/proc/\($0)/cmdline") else { return false }
+            let arguments = command.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return arguments.first?.hasSuffix("slirp4netns") == true && arguments.suffix(2) == ["\(pid)", "tap0"]
+        }
     }
 
     /// A server on 127.0.0.1 that greets each connection and never reads: its connections, kept open.
@@ -230,11 +242,4 @@ extension SandboxTests {
         #expect(Scene.outcomes(closed.out)["resolve"]?.hasPrefix("denied") == true, "\(closed.out)")
     }
 
-    /// The slirp4netns processes running now.
-    static func relays() -> Set<Int32> {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return Set(entries.compactMap { Int32($0) }.filter {
-            (try? String(contentsOfFile: "/proc/\($0)/comm", encoding: .utf8))?.hasPrefix("slirp4netns") == true
-        })
-    }
 }
