@@ -20,7 +20,10 @@ struct WireEditWorkTests {
         let took = clock.now - start
         let failure = try #require(session.failure)
         #expect(failure.kind == "limit", "\(failure)")
-        #expect(failure.description.contains("64000 edits in one call to a document of 200000 UTF-16 code units"), "\(failure)")
+        // Refused by its estimate (edits × the document's length), or, on a machine loaded enough that
+        // the check of the first few hundred takes 250 ms, by the time it took: either way before any applies.
+        #expect(failure.description.contains("64000 edits in one call to a document of 200000 UTF-16 code units")
+                || failure.description.contains("made 64000 edits in one call whose check took the host more than 250 ms"), "\(failure)")
         #expect(failure.description.contains("(KBH_MAX_CALL_EDIT_WORK)"), "\(failure)")
         #expect(session.document.text == Self.large, "none of the edits was applied")
         #expect(took < .seconds(8), "the tap took \(took)")
