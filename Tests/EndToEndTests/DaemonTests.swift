@@ -26,8 +26,14 @@ struct DaemonTests {
             process = Fixtures.kbhostProcess(["serve"], environment: env)
             process.standardError = FileHandle.nullDevice
             try process.run()
+            // Until it accepts: its socket file exists from bind, a moment before it listens (a loaded
+            // machine once put a test's first connect in that moment).
             var waited = 0
-            while !FileManager.default.fileExists(atPath: socket) && waited < 500 { usleep(10_000); waited += 1 }
+            while waited < 500 {
+                if let probe = UnixSocket.connect(socket) { Sys.close(probe); break }
+                usleep(10_000)
+                waited += 1
+            }
         }
 
         deinit { process.terminate(); process.waitUntilExit() }
