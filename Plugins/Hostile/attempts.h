@@ -147,6 +147,7 @@ HIDDEN void try_rcvbuf(hostile *self);
 HIDDEN void try_locks(hostile *self);
 HIDDEN void try_ofd_lock(hostile *self);
 HIDDEN void try_sockq(hostile *self);
+HIDDEN void try_fast_sockets(hostile *self);
 HIDDEN void try_orphans(hostile *self);
 HIDDEN void try_hidden_sockets(hostile *self);
 HIDDEN void try_udp_cork(hostile *self);

@@ -101,7 +101,7 @@ static const struct attempt {
     {"userfaultfd", "userfaultfd", try_userfaultfd}, {"int80", "int80", try_int80},
     {"named-group", "namedGroup", try_named_group},
     {"rcvbuf", "rcvbuf", try_rcvbuf}, {"locks", "locks", try_locks}, {"ofd-lock", "ofdLock", try_ofd_lock},
-    {"sockq", "sockq", try_sockq}, {"orphans", "orphans", try_orphans},
+    {"sockq", "sockq", try_sockq}, {"fast-sockets", "fastSockets", try_fast_sockets}, {"orphans", "orphans", try_orphans},
     {"hidden-sockets", "hiddenSockets", try_hidden_sockets},
     {"udp-cork", "udpCork", try_udp_cork}, {"mapped-sockets", "mappedSockets", try_mapped_sockets},
     {"reset-orphans", "resetOrphans", try_reset_orphans},
