@@ -334,24 +334,9 @@ public final class ExtensionProcess {
             } catch {
                 throw end(phase: phase(), .protocolViolation("\(error)"))
             }
-            if pollUntil > 0 {
-                let n: Int?
-                do {
-                    n = try readBuffer.withUnsafeMutableBytes { (b) throws(SystemError) in try Sys.receive(socket, into: b, waiting: false) }
-                } catch {
-                    throw end(phase: phase(), .io("\(error)"), preferExit: true)
-                }
-                guard let n else { throw end(phase: phase(), .io("the channel closed"), preferExit: true) }
-                if n > 0 {
-                    readBuffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
-                    continue
-                }
-                if Sys.monotonicNanoseconds() < pollUntil {
-                    Sys.yieldProcessor()
-                    continue
-                }
-            }
-            if timeout != receiveTimeout {
+            // Polled while `pollUntil` lasts, then waited for under SO_RCVTIMEO.
+            let polling = pollUntil > 0 && Sys.monotonicNanoseconds() < pollUntil
+            if !polling && timeout != receiveTimeout {
                 do { try Sys.setReceiveTimeout(socket, milliseconds: timeout) } catch {
                     throw end(phase: phase(), .io("\(error)"))
                 }
@@ -359,11 +344,15 @@ public final class ExtensionProcess {
             }
             let n: Int?
             do {
-                n = try readBuffer.withUnsafeMutableBytes { (b) throws(SystemError) in try Sys.receive(socket, into: b) }
+                n = try readBuffer.withUnsafeMutableBytes { (b) throws(SystemError) in try Sys.receive(socket, into: b, waiting: !polling) }
             } catch {
                 throw end(phase: phase(), .io("\(error)"), preferExit: true)
             }
             guard let n else { throw end(phase: phase(), .io("the channel closed"), preferExit: true) }
+            if n == 0 && polling {  // nothing yet
+                Sys.yieldProcessor()
+                continue
+            }
             if n == 0 {  // timed out
                 throw end(phase: phase(), .deadlineExceeded(milliseconds: deadlineMilliseconds))
             }

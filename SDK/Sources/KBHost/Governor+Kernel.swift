@@ -54,12 +54,9 @@ extension Governor {
                 var count = Count(pid: pid)
                 if heavyDue {
                     let began = Sys.monotonicNanoseconds()
-                    var files = (bytes: 0, entries: 0, unreadable: 0)
+                    let used = Governor.usage(of: folders)
+                    var files = (bytes: used.bytes, entries: used.entries, unreadable: 0)
                     var mappings = (count: 0, sockets: 0)
-                    for folder in folders {
-                        guard let used = TmpfsUsage.usage(of: folder, limit: Governor.tmpfsEntryLimit + 1 - files.entries) else { continue }
-                        files = (files.bytes + used.bytes, files.entries + used.entries, 0)
-                    }
                     // Files there it unlinked but holds open or mapped (red team 6, R6-1).
                     if !folders.isEmpty, let unnamed = UnnamedFiles.held(by: pid, on: UnnamedFiles.devices(of: folders)) {
                         files = (files.bytes + unnamed.bytes, files.entries + unnamed.files, unnamed.unreadable)
@@ -98,14 +95,12 @@ extension Governor {
                     if locks > Governor.lockLimit || files.entries > Governor.tmpfsEntryLimit || files.unreadable > 0
                         || mappings.count > Governor.mappingLimit || mappings.sockets > 0 {
                         let footprint = w.last - w.kernelBytes + lockBytes + sockets + files.bytes
-                        try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
-                        var kill = MemoryKill(budget: w.budget, footprintAtKill: footprint, peak: max(w.peak, footprint),
-                                              detectionNanoseconds: now - min(w.lastUnderBudget, w.lastCountUnderBudget))
-                        (kill.lockBytes, kill.locks, kill.socketBytes) = (lockBytes, locks, sockets)
-                        (kill.tmpfsBytes, kill.tmpfsEntries, kill.unreadableUnnamedFiles) = files
-                        (kill.mappings, kill.mappedSockets) = mappings
-                        w.peak = kill.peak
-                        w.kill = kill
+                        (w.lockBytes, w.locks, w.socketBytes) = (lockBytes, locks, sockets)
+                        (w.tmpfsBytes, w.tmpfsEntries) = (files.bytes, files.entries)
+                        w.end(footprint: footprint, now: now, since: min(w.lastUnderBudget, w.lastCountUnderBudget)) {
+                            $0.unreadableUnnamedFiles = files.unreadable
+                            ($0.mappings, $0.mappedSockets) = mappings
+                        }
                         watches[count.pid] = w
                         continue
                     }
@@ -151,6 +146,16 @@ extension Governor {
             let wait = max((next ?? 0) - Sys.monotonicNanoseconds(), 200_000)
             _ = kernelWake.wait(timeout: .now() + .nanoseconds(Int(wait)))
         }
+    }
+
+    /// What `folders` on a tmpfs hold, walked together up to one more entry than a keyboard may keep.
+    static func usage(of folders: [String]) -> (bytes: Int, entries: Int) {
+        var total = (bytes: 0, entries: 0)
+        for folder in folders {
+            guard let used = TmpfsUsage.usage(of: folder, limit: tmpfsEntryLimit + 1 - total.entries) else { continue }
+            total = (total.bytes + used.bytes, total.entries + used.entries)
+        }
+        return total
     }
 
     /// One process's count: the slow part (`heavy`) and its sockets, each when due (nil: not counted now).

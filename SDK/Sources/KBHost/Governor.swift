@@ -188,6 +188,18 @@ public final class Governor: @unchecked Sendable {
         var mainThreadEndedSince: Int64?
         /// Memory it holds outside its address space, counted into its footprint.
         var kernelBytes: Int { lockBytes + socketBytes + tmpfsBytes }
+
+        /// Kills it through its pidfd and records why: its footprint then, how much of it was
+        /// kernel memory (as last counted), and the time since `since`; `reason` marks the rest.
+        mutating func end(footprint: Int, now: Int64, since: Int64, _ reason: (inout MemoryKill) -> Void = { _ in }) {
+            try? Sys.pidfdSendSignal(pidfd, SIGKILL)
+            var ended = MemoryKill(budget: budget, footprintAtKill: footprint, peak: max(peak, footprint), detectionNanoseconds: now - since)
+            (ended.lockBytes, ended.locks, ended.socketBytes) = (lockBytes, locks, socketBytes)
+            (ended.tmpfsBytes, ended.tmpfsEntries) = (tmpfsBytes, tmpfsEntries)
+            reason(&ended)
+            peak = ended.peak
+            kill = ended
+        }
         /// Times the footprint crossed the warning line (`memoryWarningFraction` of the budget).
         var warnings = 0
         /// False after a warning until the footprint falls below `memoryWarningRearmFraction`.
@@ -239,26 +251,17 @@ public final class Governor: @unchecked Sendable {
         // Its folders are walked once now, before any more of its code runs: what it left there
         // last time (over the limits, or over its budget) ends it at its start, not whenever the
         // counting thread first gets to it (a loaded machine let a short session finish first).
-        var files = (bytes: 0, entries: 0)
-        for folder in onTmpfs {
-            guard let used = TmpfsUsage.usage(of: folder, limit: Governor.tmpfsEntryLimit + 1 - files.entries) else { continue }
-            files = (files.bytes + used.bytes, files.entries + used.entries)
-        }
+        let files = Governor.usage(of: onTmpfs)
         let now = Sys.monotonicNanoseconds()
         state.withLock {
             guard var w = $0[pid] else { return }
             w.tmpfsFolders = onTmpfs
             w.countsSockets = sockets
             let footprint = w.last - w.kernelBytes + w.lockBytes + w.socketBytes + files.bytes
-            if w.kill == nil && (files.entries > Governor.tmpfsEntryLimit || footprint > w.budget) {
-                try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
-                var kill = MemoryKill(budget: w.budget, footprintAtKill: footprint, peak: max(w.peak, footprint),
-                                      detectionNanoseconds: now - w.lastUnderBudget)
-                (kill.lockBytes, kill.locks, kill.socketBytes) = (w.lockBytes, w.locks, w.socketBytes)
-                (kill.tmpfsBytes, kill.tmpfsEntries) = files
-                w.kill = kill
-            }
             (w.tmpfsBytes, w.tmpfsEntries) = files
+            if w.kill == nil && (files.entries > Governor.tmpfsEntryLimit || footprint > w.budget) {
+                w.end(footprint: footprint, now: now, since: w.lastUnderBudget)
+            }
             w.nextCount = 0  // counted at once, as it now may hold more
             $0[pid] = w
         }
@@ -350,10 +353,7 @@ public final class Governor: @unchecked Sendable {
         guard let stalled else { return }
         state.withLock { watches in
             guard var w = watches[stalled.pid], w.kill == nil else { return }
-            try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
-            var kill = MemoryKill(budget: w.budget, footprintAtKill: w.last, peak: w.peak, detectionNanoseconds: now - w.lastUnderBudget)
-            kill.countStalled = true
-            w.kill = kill
+            w.end(footprint: w.last, now: now, since: w.lastUnderBudget) { $0.countStalled = true }
             watches[stalled.pid] = w
         }
         Threads.start(name: "kbhost-kernel") { [self] in self.countKernelMemory(generation: stalled.generation) }
@@ -372,10 +372,7 @@ public final class Governor: @unchecked Sendable {
                 w.nextSample = now + Governor.mainThreadEndedGrace
                 return
             }
-            try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
-            var kill = MemoryKill(budget: w.budget, footprintAtKill: w.last, peak: w.peak, detectionNanoseconds: now - w.lastUnderBudget)
-            kill.mainThreadEnded = true
-            w.kill = kill
+            w.end(footprint: w.last, now: now, since: w.lastUnderBudget) { $0.mainThreadEnded = true }
             return
         }
         w.mainThreadEndedSince = nil
@@ -385,13 +382,7 @@ public final class Governor: @unchecked Sendable {
         let counted = w.countChanged
         w.countChanged = false
         if footprint > w.budget {
-            try? Sys.pidfdSendSignal(w.pidfd, SIGKILL)
-            let since = counted ? min(w.lastUnderBudget, w.lastCountUnderBudget) : w.lastUnderBudget
-            var kill = MemoryKill(budget: w.budget, footprintAtKill: footprint, peak: w.peak,
-                                  detectionNanoseconds: now - since)
-            (kill.lockBytes, kill.locks, kill.socketBytes) = (w.lockBytes, w.locks, w.socketBytes)
-            (kill.tmpfsBytes, kill.tmpfsEntries) = (w.tmpfsBytes, w.tmpfsEntries)
-            w.kill = kill
+            w.end(footprint: footprint, now: now, since: counted ? min(w.lastUnderBudget, w.lastCountUnderBudget) : w.lastUnderBudget)
             return
         }
         w.lastUnderBudget = now

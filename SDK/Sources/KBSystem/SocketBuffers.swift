@@ -40,12 +40,7 @@ public enum SocketBuffers {
     /// UDP queue is counted as the kernel charges it (each datagram with its
     /// buffer's overhead), a TCP queue as the bytes in it.
     public static func bytes(of inodes: Set<UInt64>, in pid: Int32) -> Int {
-        guard !inodes.isEmpty else { return 0 }
-        var total = 0
-        for table in ["tcp", "tcp6", "udp", "udp6"] {
-            total += bytes(of: inodes, inTable: "/proc/\(pid)/net/\(table)")
-        }
-        return total
+        inodes.isEmpty ? 0 : bytes(of: inodes, inTablesOf: pid, among: true)
     }
 
     /// The bytes queued on the sockets of `pid`'s network namespace that are not among
@@ -53,11 +48,11 @@ public enum SocketBuffers {
     /// its own (`UserNetwork`), the sockets it closed with data still to send (an orphan, whose
     /// row shows inode 0) and those it closed while another of its threads still reads them.
     public static func bytes(notAmong inodes: Set<UInt64>, in pid: Int32) -> Int {
-        var total = 0
-        for table in ["tcp", "tcp6", "udp", "udp6"] {
-            total += bytes(of: inodes, inTable: "/proc/\(pid)/net/\(table)", among: false)
-        }
-        return total
+        bytes(of: inodes, inTablesOf: pid, among: false)
+    }
+
+    private static func bytes(of inodes: Set<UInt64>, inTablesOf pid: Int32, among: Bool) -> Int {
+        ["tcp", "tcp6", "udp", "udp6"].reduce(0) { $0 + bytes(of: inodes, inTable: "/proc/\(pid)/net/\($1)", among: among) }
     }
 
     static func bytes(of inodes: Set<UInt64>, inTable path: String, among: Bool = true) -> Int {

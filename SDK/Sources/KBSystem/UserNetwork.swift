@@ -34,17 +34,14 @@ public final class UserNetwork: Sendable {
     /// installed, this user may open the tap device it needs (/dev/net/tun: 0666 on Debian,
     /// some containers keep it root's), and the tests' KBHOST_SANDBOX_PRETEND_MISSING does not
     /// name `user-network`.
-    public static var available: Bool {
-        if let pretend = getenv("KBHOST_SANDBOX_PRETEND_MISSING"),
-           String(cString: pretend).split(separator: ",").contains("user-network") { return false }
-        return executable != nil && access("/dev/net/tun", R_OK | W_OK) == 0
-    }
+    public static var available: Bool { missingReason == nil }
 
     /// Why open-access keyboards share the host's network here (nil: they do not).
     public static var missingReason: String? {
+        if let pretend = getenv("KBHOST_SANDBOX_PRETEND_MISSING"),
+           String(cString: pretend).split(separator: ",").contains("user-network") { return "KBHOST_SANDBOX_PRETEND_MISSING names user-network" }
         if executable == nil { return "slirp4netns is not installed (Debian: apt-get install slirp4netns)" }
         if access("/dev/net/tun", R_OK | W_OK) != 0 { return "this user may not open /dev/net/tun" }
-        if !available { return "KBHOST_SANDBOX_PRETEND_MISSING names user-network" }
         return nil
     }
 
