@@ -304,8 +304,18 @@ public final class Governor: @unchecked Sendable {
     /// (nil before the first sample or when it is not watched).
     public func footprint(of pid: Int32) -> Int? { state.withLock { $0[pid].flatMap { $0.last > 0 ? $0.last : nil } } }
 
-    /// The peak footprint seen for a watched process.
-    public func peak(of pid: Int32) -> Int? { state.withLock { $0[pid]?.peak } }
+    /// The peak footprint seen for a watched process; one that has had no sample yet (asked as it
+    /// closes, on a machine too busy for the sampling thread to have run) is sampled now.
+    public func peak(of pid: Int32) -> Int? {
+        state.withLock { watches in
+            guard var w = watches[pid] else { return nil }
+            if w.peak == 0, let read = w.reader.read(), !read.mainThreadEnded {
+                w.peak = read.total + w.kernelBytes
+                watches[pid] = w
+            }
+            return w.peak
+        }
+    }
 
     private func startIfNeeded() {
         startLock.lock()
