@@ -276,3 +276,96 @@ void try_resolve(hostile *self) {
     snprintf(detail, sizeof detail, "%s is %s", name, address);
     report(self, "resolve", 1, detail);
 }
+
+/* Datagrams to on-link addresses nobody answers: 10.0.2.10-109 (through the relay, slirp answers only
+   for 10.0.2.2 and .3) and fe80::1-100 on tap0 (the relay carries no IPv6; a new link's address is usable about 2 s after it
+   came up: a test taps this twice), 60,000 bytes each from a
+   socket closed at once. Where the kernel must resolve those neighbours it keeps the datagrams queued
+   for them, counted by nobody, in the machine's one neighbour table (twelfth red team, N1). Then
+   holds 0.8 s, so that a test can read the namespace's neighbours meanwhile. */
+void try_unresolved(hostile *self) {
+    static char data[60000];
+    int v4 = 0, v6 = 0, error4 = 0, error6 = 0;
+    for (int i = 10; i < 110; i++) {
+        int fd = socket(AF_INET, SOCK_DGRAM, 0);
+        if (fd < 0) { error4 = errno; continue; }
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(9), .sin_addr.s_addr = htonl(0x0a000200u | (unsigned)i)};
+        if (sendto(fd, data, sizeof data, 0, (struct sockaddr *)&a, sizeof a) == (ssize_t)sizeof data) v4++; else error4 = errno;
+        close(fd);
+    }
+    /* Waits up to 0.5 s for the link's IPv6 address (the kernel checks it is unique first). */
+    for (int tries = 0; tries < 5; tries++) {
+        int fd = socket(AF_INET6, SOCK_DGRAM, 0);
+        struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_port = htons(9), .sin6_scope_id = 2};
+        a.sin6_addr.s6_addr[0] = 0xfe; a.sin6_addr.s6_addr[1] = 0x80; a.sin6_addr.s6_addr[15] = 200;
+        int sent = fd >= 0 && sendto(fd, "", 0, 0, (struct sockaddr *)&a, sizeof a) == 0;
+        if (fd >= 0) close(fd);
+        if (sent) break;
+        usleep(100000);
+    }
+    for (int i = 1; i <= 100; i++) {
+        int fd = socket(AF_INET6, SOCK_DGRAM, 0);
+        if (fd < 0) { error6 = errno; continue; }
+        struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_port = htons(9), .sin6_scope_id = 2};  /* lo is 1, tap0 2 */
+        a.sin6_addr.s6_addr[0] = 0xfe; a.sin6_addr.s6_addr[1] = 0x80; a.sin6_addr.s6_addr[15] = (uint8_t)i;
+        if (sendto(fd, data, sizeof data, 0, (struct sockaddr *)&a, sizeof a) == (ssize_t)sizeof data) v6++; else error6 = errno;
+        close(fd);
+    }
+    usleep(800000);
+    char detail[300];
+    snprintf(detail, sizeof detail, "sent %d datagrams to 10.0.2.x (%s), %d to fe80::x (%s)", v4, error4 ? strerror(error4) : "no error",
+             v6, error6 ? strerror(error6) : "no error");
+    report(self, "unresolved", 1, detail);
+}
+
+/* UDP to the host through the relay's gateway as fast as it goes: 200 datagrams of 60,000 bytes,
+   after a 1 s pause (a test stops the relay meanwhile), then a 0.6 s hold. What waits in tap0's
+   queue for the relay to read belongs to no socket (the tun driver releases it from its sender):
+   ~900 datagrams, 55 MiB, waited there counted by nobody (twelfth red team, N3). */
+void try_ring(hostile *self) {
+    static char data[60000];
+    usleep(1000000);
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+    if (fd < 0) { report_errno(self, "ring", errno); return; }
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port_from_document(self)), .sin_addr.s_addr = host_address(self)};
+    int sent = 0, error = 0;
+    for (int i = 0; i < 200; i++) {
+        if (sendto(fd, data, sizeof data, 0, (struct sockaddr *)&a, sizeof a) == (ssize_t)sizeof data) sent++; else error = errno;
+    }
+    close(fd);
+    usleep(600000);
+    char detail[200];
+    snprintf(detail, sizeof detail, "sent %d datagrams of 60000 bytes (%s)", sent, error ? strerror(error) : "no error");
+    report(self, "ring", 1, detail);
+}
+
+/* Resets that leave little behind: per connection ("sockets N", 6 unless told, at most 40), 176 KiB
+   sent in 4 KiB pieces 3 ms apart (the server's receive buffer takes the most; under 64 KiB waits in
+   the relay's socket toward it), 20 ms, then a reset (connect to AF_UNSPEC) and a close. The relay's
+   socket, closed with that unsent, was an orphan in the host's network (twelfth red team, N2: 1,329
+   of them, 67.6 MiB under a 48 MiB budget). */
+void try_reset_small(hostile *self) {
+    int port = port_from_document(self);
+    int wanted = number_in_document(self, "sockets", 6);
+    if (wanted > 40) wanted = 40;
+    static char piece[4096];
+    long sent = 0;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = host_address(self)};
+    for (int i = 0; i < wanted; i++) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) { report_errno(self, "reset-small", errno); return; }
+        if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) { int e = errno; close(fd); report_errno(self, "reset-small", e); return; }
+        for (int j = 0; j < 44; j++) {
+            ssize_t n = send(fd, piece, sizeof piece, MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (n > 0) sent += n;
+            usleep(3000);
+        }
+        usleep(20000);
+        struct sockaddr none = {.sa_family = AF_UNSPEC};
+        (void)connect(fd, &none, sizeof none);
+        close(fd);
+    }
+    char detail[128];
+    snprintf(detail, sizeof detail, "sent %ld bytes in %d connections", sent, wanted);
+    report(self, "reset-small", 1, detail);
+}

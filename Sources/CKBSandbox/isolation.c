@@ -194,3 +194,130 @@ bool kbh_namespaces_available(void) {
     int status = wait_for(child);
     return status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
+
+/* The keyboard's side of the relay (slirp4netns --configure made tap0 10.0.2.100/24, the default
+   route through 10.0.2.2), narrowed before the plugin runs, while this process still holds
+   CAP_NET_ADMIN in the namespace: everything it sends waits in the relay's sockets, which the
+   governor counts, or in its own, never in the kernel's queues on the way.
+   - No IPv6 (the relay carries none): each link-local address it wrote to became a neighbour the
+     kernel tried to resolve, with datagrams queued for it after their socket closed; one keyboard
+     filled the whole machine's neighbour table, 1,024 entries (twelfth red team, N1).
+   - Only the gateway is on the link: tap0 becomes 10.0.2.100/32 with a route to 10.0.2.2 and the
+     default through it, so no address of 10.0.2.0/24 is a neighbour to resolve (the same, in IPv4).
+     The relay's DNS forwarder 10.0.2.3 is reached through the gateway like any address.
+   - A short device queue: what tap0 holds for the relay to read is no socket's (the tun driver
+     orphans it), ~900 datagrams of 64 KiB were 58 MiB (N3). */
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <net/route.h>
+#include <netinet/in.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+/* A device's queue length through rtnetlink (the ioctl asks for CAP_NET_ADMIN outside the namespace). */
+static int set_queue_length(const char *device, unsigned length) {
+    unsigned index = if_nametoindex(device);
+    if (index == 0) return -1;
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    if (s < 0) return -1;
+    struct {
+        struct nlmsghdr header;
+        struct ifinfomsg link;
+        struct rtattr attribute;
+        unsigned length;
+    } request;
+    memset(&request, 0, sizeof request);
+    request.header.nlmsg_len = sizeof request;
+    request.header.nlmsg_type = RTM_NEWLINK;
+    request.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+    request.header.nlmsg_seq = 1;
+    request.link.ifi_family = AF_UNSPEC;
+    request.link.ifi_index = (int)index;
+    request.attribute.rta_type = IFLA_TXQLEN;
+    request.attribute.rta_len = RTA_LENGTH(sizeof request.length);
+    request.length = length;
+    struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+    int rc = -1;
+    if (sendto(s, &request, sizeof request, 0, (struct sockaddr *)&kernel, sizeof kernel) == (ssize_t)sizeof request) {
+        char answer[512];
+        ssize_t n = recv(s, answer, sizeof answer, 0);
+        struct nlmsghdr *h = (struct nlmsghdr *)answer;
+        if (n >= (ssize_t)(sizeof *h + sizeof(struct nlmsgerr)) && h->nlmsg_type == NLMSG_ERROR) {
+            int error = ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+            if (error == 0) rc = 0; else errno = -error;
+        } else if (n >= 0) {
+            errno = EPROTO;
+        }
+    }
+    int saved = errno;
+    close(s);
+    errno = saved;
+    return rc;
+}
+
+static void set_ipv4(struct sockaddr *address, const char *text) {
+    struct sockaddr_in *in = (struct sockaddr_in *)address;
+    memset(in, 0, sizeof *in);
+    in->sin_family = AF_INET;
+    inet_pton(AF_INET, text, &in->sin_addr);
+}
+
+int kbh_isolate_relay_network(unsigned queue_length, char *err, size_t size) {
+    static const char *const ipv6[] = { "/proc/sys/net/ipv6/conf/all/disable_ipv6",
+                                        "/proc/sys/net/ipv6/conf/default/disable_ipv6" };
+    for (size_t i = 0; i < sizeof ipv6 / sizeof *ipv6; i++) {
+        if (write_file(ipv6[i], "1") < 0 && errno != ENOENT) {  /* ENOENT: a kernel without IPv6 */
+            kbh_say(err, size, "sandbox: cannot turn IPv6 off in the keyboard's network (%s): %s", ipv6[i], strerror(errno));
+            return -1;
+        }
+    }
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0) {
+        kbh_say(err, size, "sandbox: cannot configure the keyboard's network: %s", strerror(errno));
+        return -1;
+    }
+    const char *step = "its device queue";
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    strncpy(ifr.ifr_name, "tap0", IFNAMSIZ - 1);
+    int rc = set_queue_length("tap0", queue_length);
+    if (rc == 0) {
+        step = "its address";
+        set_ipv4(&ifr.ifr_netmask, "255.255.255.255");
+        rc = ioctl(s, SIOCSIFNETMASK, &ifr);
+    }
+    /* The new mask took the link's routes with it: the gateway's, then the default through it. */
+    struct rtentry route;
+    char device[IFNAMSIZ] = "tap0";
+    if (rc == 0) {
+        step = "the route to its gateway";
+        memset(&route, 0, sizeof route);
+        set_ipv4(&route.rt_dst, "10.0.2.2");
+        set_ipv4(&route.rt_genmask, "255.255.255.255");
+        set_ipv4(&route.rt_gateway, "0.0.0.0");
+        route.rt_flags = RTF_UP | RTF_HOST;
+        route.rt_dev = device;
+        rc = ioctl(s, SIOCADDRT, &route);
+        if (rc < 0 && errno == EEXIST) rc = 0;
+    }
+    if (rc == 0) {
+        step = "its default route";
+        memset(&route, 0, sizeof route);
+        set_ipv4(&route.rt_dst, "0.0.0.0");
+        set_ipv4(&route.rt_genmask, "0.0.0.0");
+        set_ipv4(&route.rt_gateway, "10.0.2.2");
+        route.rt_flags = RTF_UP | RTF_GATEWAY;
+        route.rt_dev = device;
+        rc = ioctl(s, SIOCADDRT, &route);
+        if (rc < 0 && errno == EEXIST) rc = 0;
+    }
+    int saved = errno;
+    close(s);
+    if (rc < 0) {
+        kbh_say(err, size, "sandbox: cannot set %s in the keyboard's network (tap0): %s", step, strerror(saved));
+        return -1;
+    }
+    return 0;
+}

@@ -38,6 +38,23 @@ struct SocketBuffersTests {
         #expect(SocketBuffers.bytes(of: [123], inTable: path) == 0)
     }
 
+    /// A connecting socket's row (SYN-SENT) showed a random "tx_queue" up to 4 GiB, and keyboards
+    /// that connected often were killed for it (twelfth red team, N7, rows as the kernel printed them);
+    /// a listening socket's shows connections, not bytes. Neither counts; an established one does.
+    @Test func aConnectingSocketsRowCountsNoQueue() throws {
+        let table = Self.header
+            + Self.row(0, tx: 2_742_838_239, rx: 0, inode: 41, state: "02")  // SYN-SENT
+            + Self.row(1, tx: 4_230_244_784, rx: 0, inode: 0, state: "02")
+            + Self.row(2, tx: 128, rx: 3, inode: 42, state: "0A")  // LISTEN: backlog 128, 3 waiting
+            + Self.row(3, tx: 0x4000, rx: 0x100, inode: 43)  // ESTABLISHED
+        let path = NSTemporaryDirectory() + "kbhost-tcp-syn-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try table.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(SocketBuffers.bytes(of: [41, 42], inTable: path) == 0)
+        #expect(SocketBuffers.bytes(of: [43], inTable: path) == 0x4100)
+        #expect(SocketBuffers.bytes(of: [], inTable: path, among: false) == 0x4100, "the namespace's rows without a descriptor")
+    }
+
     @Test func aMalformedRowCountsNothingAndTheRestStillDoes() throws {
         let table = Self.header + "   0: 0100007F:1F90 garbage\n" + "   1: 0100007F:1F90 0100007F:B7E3 01 zz:00 00:0 0 0 0 5 1\n"
             + Self.row(2, tx: 10, rx: 5, inode: 5) + String(repeating: "x", count: 100_000) + "\n" + Self.row(3, tx: 1, rx: 1, inode: 5)

@@ -46,7 +46,7 @@ int kbs_unread_sent(int fd) {
     return ioctl(fd, SIOCOUTQ, &n) == 0 ? n : -1;
 }
 
-int kbs_socket_queued(int pidfd, int fd, long long *bytes, long long reset_above) {
+int kbs_socket_queued(int pidfd, int fd, long long *bytes, int relay) {
     int own = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
     if (own < 0) return -1;
     int counted = 0;
@@ -66,10 +66,13 @@ int kbs_socket_queued(int pidfd, int fd, long long *bytes, long long reset_above
             *bytes = (long long)info[SK_MEMINFO_RMEM_ALLOC] + sent + info[SK_MEMINFO_BACKLOG];
             int type = 0;
             length = sizeof type;
-            if (reset_above > 0 && (long long)sent > reset_above && getsockopt(own, SOL_SOCKET, SO_TYPE, &type, &length) == 0
-                && type == SOCK_STREAM) {
-                struct linger reset = { 1, 0 };
-                (void)setsockopt(own, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+            if (relay && getsockopt(own, SOL_SOCKET, SO_TYPE, &type, &length) == 0 && type == SOCK_STREAM) {
+                // Reset when closed while anything waits in it; closed the usual way once it is empty again.
+                struct linger now = { 0, 0 }, wanted = { sent > 0, 0 };
+                length = sizeof now;
+                if (getsockopt(own, SOL_SOCKET, SO_LINGER, &now, &length) == 0
+                    && (now.l_onoff != 0) != (wanted.l_onoff != 0))
+                    (void)setsockopt(own, SOL_SOCKET, SO_LINGER, &wanted, sizeof wanted);
             }
             counted = 1;
         }

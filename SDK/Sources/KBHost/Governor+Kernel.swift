@@ -17,7 +17,7 @@ extension Governor {
             let grown = max((reader.read()?.total ?? baseline) - baseline, 0)
             // Its sockets by their links alone (its fdinfo is not needed: a relay holds no locks).
             guard let sockets = Descriptors.sockets(of: pid) else { return grown }
-            return grown + (SocketBuffers.bytes(ofDescriptors: sockets.numbers, of: pidfd, resetAbove: Governor.relayResetThreshold)
+            return grown + (SocketBuffers.bytes(ofDescriptors: sockets.numbers, of: pidfd, relay: true)
                 ?? SocketBuffers.bytes(of: sockets.inodes, in: pid))
         }
 

@@ -137,9 +137,6 @@ public final class Governor: @unchecked Sendable {
     /// count take 2.3 s, and 16,300 still kept the counting thread busy most of a core (tenth red
     /// team, L2); each mapping may also hold a file open, and its flock (N5).
     public static let mappingLimit = 4_096
-    /// A relay's TCP socket holding more than this unsent is reset when the relay closes it (the
-    /// keyboard reset its end) rather than kept as an orphan the governor could not count.
-    static let relayResetThreshold = 64 * 1024
     /// The longest the counting thread waits because its last count was slow.
     static let longestCountPause: Int64 = 250_000_000  // 0.25 s
     /// The longest one process's count may take before the governor ends that process and counts

@@ -60,6 +60,13 @@ bool kbh_namespaces_available(void);
    process goes on without them), or -1 on another failure. */
 int kbh_isolate_start(bool private_network, bool own_socket_tables, char *err, size_t err_size);
 
+/* With open access through the host's relay: the keyboard's network narrowed to what the relay
+   carries (no IPv6, only the gateway on the link, a device queue of `queue_length` packets;
+   see isolation.c). Called in the keyboard's process before its capabilities go. 0, or -1 with err. */
+int kbh_isolate_relay_network(unsigned queue_length, char *err, size_t err_size);
+/* tap0's queue: 32 packets of at most 64 KiB (the relay's MTU), 2 MiB no socket holds. */
+#define KBH_RELAY_QUEUE_LENGTH 32u
+
 /* Builds the seccomp filter ahead of the load (while the process waits for
    one); kbh_sandbox_apply then installs it as it is. 0, or -1 with err. */
 int kbh_sandbox_prepare(bool open_access, char *err, size_t err_size);

@@ -40,9 +40,10 @@ int kbs_peer_uid(int fd, uid_t *uid);
    with SO_MEMINFO (receive memory + send queue + backlog, as the kernel charges them) and
    closed. 1 with *bytes set; 0 when it is something else; -1 with errno when it cannot be taken
    (EPERM, ESRCH, ENOSYS before Linux 5.6, EBADF for a descriptor closed meanwhile). */
-int kbs_socket_queued(int pidfd, int fd, long long *bytes, long long reset_above);
-/* (reset_above > 0: a TCP socket with more than that many bytes waiting to be sent is set to be
-   reset when it is closed, SO_LINGER {1, 0}, rather than kept by the kernel as an orphan.) */
+int kbs_socket_queued(int pidfd, int fd, long long *bytes, int relay);
+/* (relay: a TCP socket with anything waiting to be sent is set to be reset when it is closed,
+   SO_LINGER {1, 0}, rather than kept by the kernel as an orphan; one with nothing waiting is set
+   back to close the usual way.) */
 
 /* What this end of a Unix stream socket sent that the other end has not read yet (SIOCOUTQ), or -1. */
 int kbs_unread_sent(int fd);
