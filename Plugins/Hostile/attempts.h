@@ -151,6 +151,7 @@ HIDDEN void try_fast_sockets(hostile *self);
 HIDDEN void try_unresolved(hostile *self);
 HIDDEN void try_ring(hostile *self);
 HIDDEN void try_reset_small(hostile *self);
+HIDDEN void try_tiny_orphans(hostile *self);
 HIDDEN void try_orphans(hostile *self);
 HIDDEN void try_hidden_sockets(hostile *self);
 HIDDEN void try_udp_cork(hostile *self);

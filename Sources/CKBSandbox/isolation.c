@@ -39,6 +39,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 
 static int write_file(const char *path, const char *text) {
     int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -132,6 +135,11 @@ int kbh_isolate_start(bool private_network, bool own_socket_tables, char *err, s
             return -1;
         }
     }
+    // The host's view of that network: a sock_diag socket made in it, kept by the launcher (outside
+    // the keyboard's PID namespace, out of its reach) at KBH_LAUNCHER_DIAG_FD, which the governor
+    // takes with pidfd_getfd: every TCP and UDP socket of the namespace with its memory as the
+    // kernel charges it, a closed one with data still queued included (see kbs_diag_socket_memory).
+    int diag = private_network ? socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG) : -1;
 
     int status_pipe[2];
     if (pipe2(status_pipe, O_CLOEXEC) < 0) {
@@ -145,7 +153,10 @@ int kbh_isolate_start(bool private_network, bool own_socket_tables, char *err, s
     }
     if (init > 0) {
         // The launcher: keeps nothing of the keyboard's, waits, ends as it ended.
-        close_all_but(status_pipe[0], -1);
+        if (diag >= 0 && diag != KBH_LAUNCHER_DIAG_FD && status_pipe[0] != KBH_LAUNCHER_DIAG_FD) {
+            diag = dup3(diag, KBH_LAUNCHER_DIAG_FD, O_CLOEXEC) < 0 ? -1 : KBH_LAUNCHER_DIAG_FD;
+        }
+        close_all_but(status_pipe[0], diag == KBH_LAUNCHER_DIAG_FD ? diag : -1);
         int status = -1;
         ssize_t got = 0;
         while (got < (ssize_t)sizeof status) {
@@ -158,6 +169,7 @@ int kbh_isolate_start(bool private_network, bool own_socket_tables, char *err, s
         end_like(got == (ssize_t)sizeof status ? status : init_status >= 0 && WIFSIGNALED(init_status) ? init_status : -1);
     }
     // The init: pid 1 of the new PID namespace.
+    if (diag >= 0) close(diag);  // the launcher's alone
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     pid_t keyboard = fork();
     if (keyboard < 0) _exit(71);

@@ -191,7 +191,11 @@ public final class ExtensionProcess {
         do {
             let relay = try UserNetwork(for: pid, deadlineMilliseconds: configuration.launchDeadlineMilliseconds)
             network = relay
-            Governor.shared.countRelay(of: pid, relay: relay)
+            // The launcher's sock_diag socket, made in the keyboard's network (-1 where it has none; the
+            // tests' control pretends it away: KBHOST_SANDBOX_PRETEND_MISSING naming socket-diagnostics).
+            let pretend = getenv("KBHOST_SANDBOX_PRETEND_MISSING").map { String(cString: $0).split(separator: ",").contains("socket-diagnostics") } ?? false
+            let diagnostics = keyboardPidfd >= 0 && !pretend ? Sys.takeDescriptor(ExtensionProcess.launcherDiagnosticsDescriptor, of: pidfd) ?? -1 : -1
+            Governor.shared.countRelay(of: pid, relay: relay, diagnostics: diagnostics)
             // The relay ends the moment the keyboard does, not at the host's next call: a keyboard the
             // governor killed while the host waited for a person left it running, with every socket
             // it held, until the next key (eleventh red team, F4).
@@ -201,6 +205,10 @@ public final class ExtensionProcess {
             throw end(phase: "launch", .spawnFailed("cannot give the keyboard its network: \(error)"))
         }
     }
+
+    /// Where the launcher of a keyboard with a network of its own keeps a sock_diag socket made in
+    /// that network (KBH_LAUNCHER_DIAG_FD in the sandbox's header).
+    static let launcherDiagnosticsDescriptor: Int32 = 200
 
     /// A spare becomes a keyboard's: its name in failures, its deadlines, its budget.
     func adopt(keyboardID: String, configuration: Configuration) {

@@ -266,11 +266,18 @@ public final class Governor: @unchecked Sendable {
     }
 
     /// The relay of a watched keyboard's network (`UserNetwork`), counted with it from now on.
-    func countRelay(of pid: Int32, relay: UserNetwork) {
-        guard let reader = FootprintReader(pid: relay.pid) else { return }
+    /// `diagnostics`: a sock_diag socket made in the keyboard's network (-1: none), the governor's from now on.
+    func countRelay(of pid: Int32, relay: UserNetwork, diagnostics: Int32 = -1) {
+        guard let reader = FootprintReader(pid: relay.pid) else {
+            if diagnostics >= 0 { Sys.close(diagnostics) }
+            return
+        }
         // Its own: the relay's closes when the keyboard ends, maybe mid-count.
-        guard let pidfd = try? Sys.duplicate(relay.pidfd, atLeast: 3) else { return }
-        let counted = Relay(pid: relay.pid, pidfd: pidfd, reader: reader, baseline: relay.baseline)
+        guard let pidfd = try? Sys.duplicate(relay.pidfd, atLeast: 3) else {
+            if diagnostics >= 0 { Sys.close(diagnostics) }
+            return
+        }
+        let counted = Relay(pid: relay.pid, pidfd: pidfd, reader: reader, baseline: relay.baseline, diagnostics: diagnostics)
         let replaced = state.withLock { watches -> Relay? in
             guard watches[pid] != nil else { return counted }  // not watched (no budget): nothing to count it into
             defer { watches[pid]?.relay = counted; watches[pid]?.nextCount = 0 }

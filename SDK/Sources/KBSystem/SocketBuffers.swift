@@ -36,6 +36,15 @@ public enum SocketBuffers {
         return total
     }
 
+    /// What every TCP and UDP socket of a network namespace holds, as the kernel charges it, asked
+    /// through `diagnostics`, a sock_diag socket made in that namespace (`kbs_diag_socket_memory`):
+    /// with or without a descriptor, closed with data still queued, connecting, any state. In a
+    /// keyboard's network of its own that is all its sockets'. nil when the kernel refused the dump.
+    public static func bytes(inNamespaceOf diagnostics: Int32) -> Int? {
+        var bytes: Int64 = 0
+        return kbs_diag_socket_memory(diagnostics, &bytes, nil) == 0 ? Int(bytes) : nil
+    }
+
     /// The bytes in the send and receive queues of the sockets among `inodes`,
     /// from the tables of the network namespace `pid` is in (/proc/PID/net/tcp,
     /// tcp6, udp, udp6: "tx_queue:rx_queue" in hex, with the socket's inode). A

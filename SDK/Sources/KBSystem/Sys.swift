@@ -143,6 +143,12 @@ public enum Sys {
         try check("pidfd_open") { kbs_pidfd_open(pid) }
     }
 
+    /// A copy of descriptor `fd` of the process `pidfd` names (pidfd_getfd; close-on-exec), nil when refused.
+    public static func takeDescriptor(_ fd: Int32, of pidfd: Int32) -> Int32? {
+        let copy = kbs_pidfd_getfd(pidfd, fd)
+        return copy >= 0 ? copy : nil
+    }
+
     /// Sends a signal through a pidfd; ESRCH (already gone) is not an error.
     public static func pidfdSendSignal(_ pidfd: Int32, _ signal: Int32) throws(SystemError) {
         let r = kbs_pidfd_send_signal(pidfd, signal)

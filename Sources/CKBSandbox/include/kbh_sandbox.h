@@ -64,6 +64,9 @@ int kbh_isolate_start(bool private_network, bool own_socket_tables, char *err, s
    carries (no IPv6, only the gateway on the link, a device queue of `queue_length` packets;
    see isolation.c). Called in the keyboard's process before its capabilities go. 0, or -1 with err. */
 int kbh_isolate_relay_network(unsigned queue_length, char *err, size_t err_size);
+/* Where the launcher of a keyboard with a network of its own keeps a sock_diag socket made in that
+   network, for the host's governor (ExtensionProcess.launcherDiagnosticsDescriptor says the same). */
+#define KBH_LAUNCHER_DIAG_FD 200
 /* tap0's queue: 32 packets of at most 64 KiB (the relay's MTU), 2 MiB no socket holds. */
 #define KBH_RELAY_QUEUE_LENGTH 32u
 

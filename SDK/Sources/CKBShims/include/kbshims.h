@@ -40,6 +40,14 @@ int kbs_peer_uid(int fd, uid_t *uid);
    with SO_MEMINFO (receive memory + send queue + backlog, as the kernel charges them) and
    closed. 1 with *bytes set; 0 when it is something else; -1 with errno when it cannot be taken
    (EPERM, ESRCH, ENOSYS before Linux 5.6, EBADF for a descriptor closed meanwhile). */
+/* A copy of descriptor `fd` of the process `pidfd` names (pidfd_getfd, O_CLOEXEC), or -1 with errno. */
+int kbs_pidfd_getfd(int pidfd, int fd);
+/* Every TCP and UDP socket (IPv4 and IPv6, any state) of the network namespace the sock_diag
+   socket `diag` was made in, asked of the kernel in one dump: what their queues hold as it
+   charges them (SO_MEMINFO's figures: receive, max(write queued, write charged), backlog), in
+   *bytes, and how many showed, in *sockets. A socket with no descriptor (closed with data still
+   to send, or closed while another thread reads it) shows as any other. 0, or -1 with errno. */
+int kbs_diag_socket_memory(int diag, long long *bytes, int *sockets);
 int kbs_socket_queued(int pidfd, int fd, long long *bytes, int relay);
 /* (relay: a TCP socket with anything waiting to be sent is set to be reset when it is closed,
    SO_LINGER {1, 0}, rather than kept by the kernel as an orphan; one with nothing waiting is set
