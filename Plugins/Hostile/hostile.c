@@ -106,7 +106,7 @@ static const struct attempt {
     {"udp-cork", "udpCork", try_udp_cork}, {"mapped-sockets", "mappedSockets", try_mapped_sockets},
     {"reset-orphans", "resetOrphans", try_reset_orphans}, {"unresolved", "unresolved", try_unresolved},
     {"ring", "ring", try_ring}, {"reset-small", "resetSmall", try_reset_small},
-    {"tiny-orphans", "tinyOrphans", try_tiny_orphans},
+    {"tiny-orphans", "tinyOrphans", try_tiny_orphans}, {"peer-pidfd", "peerPidfd", try_peer_pidfd},
     {"mapped-flocks", "mappedFlocks", try_mapped_flocks}, {"map-locked", "mapLocked", try_map_locked},
     {"cmdline", "cmdline", try_cmdline}, {"rcvlowat", "rcvlowat", try_rcvlowat},
     {"resolve", "resolve", try_resolve}, {"fill", "fill", try_fill}, {"fill-badname", "fillBadname", try_fill_badname},

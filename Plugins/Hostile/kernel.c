@@ -153,3 +153,13 @@ void try_rcvbuf(hostile *self) {
 void try_rcvlowat(hostile *self) {
     raise_receive_buffer(self, "rcvlowat", SOCK_STREAM, SO_RCVLOWAT, "a receive buffer of %ld bytes");
 }
+
+/* A pidfd of its channel's peer, the host (SO_PEERPIDFD, Linux 6.5): a handle on a process outside
+   its PID namespace (twelfth red team: every use of it was refused, but no keyboard needs one). */
+void try_peer_pidfd(hostile *self) {
+    int pidfd = -1;
+    socklen_t length = sizeof pidfd;
+    if (getsockopt(3, SOL_SOCKET, 77 /* SO_PEERPIDFD */, &pidfd, &length) < 0) { report_errno(self, "peer-pidfd", errno); return; }
+    report_ok(self, "peer-pidfd", "got a pidfd of its channel's peer (descriptor %ld)", pidfd);
+    close(pidfd);
+}

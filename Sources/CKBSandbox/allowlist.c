@@ -65,7 +65,7 @@ static const struct kbh_call allowed[] = {
     CALL(pread64), CALL(pwrite64), CALL(readv), CALL(writev), CALL(dup), CALL(dup2), CALL(dup3), CALL(mremap),
     CALL(lstat), CALL(statx), CALL(faccessat), CALL(faccessat2), CALL(readlink), CALL(getcwd), CALL(ftruncate),
     CALL(fdatasync), CALL(rename), CALL(renameat2), CALL(rmdir), CALL(unlinkat), CALL(sched_yield),
-    CALL(poll), CALL(ppoll), CALL(recvfrom), CALL(sendmsg), CALL(recvmsg), CALL(shutdown), CALL(getsockopt),
+    CALL(poll), CALL(ppoll), CALL(recvfrom), CALL(sendmsg), CALL(recvmsg), CALL(shutdown),
     CALL(getsockname), CALL(getpeername),
 };
 
@@ -290,6 +290,11 @@ int kbh_seccomp_policy(scmp_filter_ctx ctx, bool open_access, scmp_datum_t self)
     for (size_t i = 0; rc == 0 && i < sizeof protocol_options / sizeof *protocol_options; i++)
         rc = ALLOW(ctx, setsockopt, SCMP_A1(SCMP_CMP_EQ, (scmp_datum_t)protocol_options[i].level),
                    SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)protocol_options[i].name));
+    // getsockopt: anything but SO_PEERPIDFD, which handed the keyboard a pidfd of the host (its
+    // channel's peer), outside its PID namespace (twelfth red team, section 2: each use of it was
+    // refused, but a keyboard has no use for one).
+    if (rc == 0) rc = ALLOW(ctx, getsockopt, SCMP_A1(SCMP_CMP_NE, SOL_SOCKET));
+    if (rc == 0) rc = ALLOW(ctx, getsockopt, SCMP_A1(SCMP_CMP_EQ, SOL_SOCKET), SCMP_A2(SCMP_CMP_NE, 77 /* SO_PEERPIDFD */));
     // Not SO_RCVLOWAT: on TCP it raises the receive buffer to tcp_rmem's maximum (32 MiB here)
     // as SO_RCVBUF would (tenth red team, N6).
     static const scmp_datum_t sockopts[] = { SO_REUSEADDR, SO_DONTROUTE, SO_BROADCAST, SO_KEEPALIVE, SO_OOBINLINE,

@@ -91,6 +91,17 @@ extension SandboxTests {
         #expect(control["rcvlowat"]?.hasPrefix("allowed: a receive buffer of") == true, "\(control["rcvlowat"] ?? "nothing")")
     }
 
+    /// SO_PEERPIDFD on its channel gave a keyboard a pidfd of the host, a process outside its PID
+    /// namespace (twelfth red team: every use of it was refused, but no keyboard needs one). The
+    /// control: the same call outside the sandbox gets one.
+    @Test func aKeyboardGetsNoPidfdOfTheHost() throws {
+        let scene = try Scene()
+        let (o, _) = try attempt(scene, ["peer-pidfd"])
+        #expect(o["peer-pidfd"] == SandboxTests.seccomp, "\(o["peer-pidfd"] ?? "nothing")")
+        let control = try scene.attemptUnsandboxed(["peer-pidfd"])
+        #expect(control["peer-pidfd"]?.hasPrefix("allowed: got a pidfd of its channel's peer") == true, "\(control["peer-pidfd"] ?? "nothing")")
+    }
+
     /// Open file description locks are closed: /proc names no process for them, so
     /// the governor could not count them as it counts record locks.
     @Test func openFileDescriptionLocksAreClosed() throws {
