@@ -51,13 +51,14 @@ struct Doctor: ParsableCommand {
             check("sandbox: \(m.rawValue)", kernel.available[m.rawValue] ?? false,
                   m == .landlock ? "\(what), Landlock ABI \(kernel.landlockABI)" : what, fix: fix)
         }
-        // Open access in a network of its own (optional: else it shares the host's, and the budget
-        // cannot see sockets it closed with data unsent).
+        // Open access in a network of its own (only keyboards with open access need it: without,
+        // one starts only where the user allowed it to share the host's network).
         check("sandbox: user-network", required: false, UserNetwork.available,
               "open-access keyboards in network namespaces of their own, through slirp4netns"
                 + (UserNetwork.available ? "" : ": \(UserNetwork.missingReason ?? "")"),
-              fix: "open-access keyboards share the host's network; apt-get install slirp4netns (scripts/install-deps), "
-                + "and /dev/net/tun readable and writable by you (Debian's default)")
+              fix: "apt-get install slirp4netns (scripts/install-deps), and /dev/net/tun readable and writable by you "
+                + "(Debian's default); until then a keyboard with open access starts only if allowed your own network: "
+                + "kbhost protection ID allow user-network")
         var pidfdOK = false
         if let fd = try? Sys.pidfdOpen(getpid()) { pidfdOK = true; Sys.close(fd) }
         check("budget: pidfd", pidfdOK, "pidfd_open (the governor kills through pidfds)", fix: "Linux 5.3 or later")

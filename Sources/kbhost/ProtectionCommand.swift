@@ -47,7 +47,10 @@ struct Protection: ParsableCommand {
     static func kernel() -> KernelReport {
         let have = kbh_sandbox_available()
         var available: [String: Bool] = [:]
-        for m in SandboxSpec.Mechanism.allCases { available[m.rawValue] = have & kbh_mechanism_named(m.rawValue) != 0 }
+        for m in SandboxSpec.Mechanism.allCases {
+            // The relay is the host's to start, not the kernel's to give (slirp4netns and /dev/net/tun).
+            available[m.rawValue] = m == .userNetwork ? UserNetwork.available : have & kbh_mechanism_named(m.rawValue) != 0
+        }
         return KernelReport(landlockABI: Int(kbh_landlock_abi()), available: available)
     }
 

@@ -32,9 +32,10 @@ extension SandboxTests {
     func socketsWithoutADescriptorCountInTheFootprint(key: String) throws {
         let scene = try Scene()
         #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
-        // The control: in the host's network (the relay pretended missing), the same sockets hold
-        // over 100 MB and the keyboard outlives a 48 MiB budget: the memory is real, and there it
-        // is unseen.
+        // The control: in the host's network (the relay pretended missing, and the keyboard allowed
+        // to run without it), the same sockets hold over 100 MB and the keyboard outlives a 48 MiB
+        // budget: the memory is real, and there it is unseen.
+        #expect(try scene.world.run(["protection", "dev.kbhost.Hostile", "allow", "user-network"], extraEnvironment: scene.env).status == 0)
         let shared = try fillSockets(scene, key, budget: "48", environment: ["KBHOST_SANDBOX_PRETEND_MISSING": "user-network"],
                                      prefix: scene.controlPrefix)
         #expect(shared.status == 0, "in the host's network the budget does not see them: \(shared.err)")
@@ -78,6 +79,7 @@ extension SandboxTests {
     func aMappedSocketEndsTheKeyboard(sharedNetwork: Bool) throws {
         let scene = try Scene()
         #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
+        #expect(try scene.world.run(["protection", "dev.kbhost.Hostile", "allow", "user-network"], extraEnvironment: scene.env).status == 0)
         let environment = sharedNetwork ? ["KBHOST_SANDBOX_PRETEND_MISSING": "user-network"] : [:]
         let prefix = sharedNetwork ? scene.controlPrefix : scene.prefix
         let kept = try fillSockets(scene, "sockq", budget: "512", environment: environment, prefix: prefix)
@@ -87,6 +89,28 @@ extension SandboxTests {
         #expect(mapped.status == 4)
         #expect(mapped.err.contains("failed during key 'mapped-sockets': mapped"), "\(mapped.err)")
         #expect(mapped.err.contains("socket(s) into its memory, which keeps a socket open with its queues and no descriptor"), "\(mapped.err)")
+    }
+
+    /// Where no relay can run (no slirp4netns, or /dev/net/tun closed to the user), a keyboard with
+    /// open access starts only if the user allowed it to share the host's network, as for any
+    /// protection the machine lacks: there the kernel keeps memory for it that no count can tell
+    /// from another program's, in tables the whole machine shares (twelfth red team, N1, as nobody).
+    @Test func withoutARelayAnOpenAccessKeyboardStartsOnlyWhereAllowed() throws {
+        let scene = try Scene()
+        #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
+        let missing = scene.env.merging(["KBHOST_SANDBOX_PRETEND_MISSING": "user-network"]) { $1 }
+        let refused = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--text", scene.controlPrefix, "tcp"],
+                                          extraEnvironment: missing)
+        #expect(refused.status != 0)
+        #expect(refused.err.contains("this machine cannot give a keyboard with open access a network of its own"), "\(refused.err)")
+        #expect(refused.err.contains("kbhost protection dev.kbhost.Hostile allow user-network"), "\(refused.err)")
+        #expect(scene.listeners.received().tcp == nil, "nothing of it ran")
+        #expect(try scene.world.run(["protection", "dev.kbhost.Hostile", "allow", "user-network"], extraEnvironment: scene.env).status == 0)
+        let allowed = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--text", scene.controlPrefix, "tcp"],
+                                          extraEnvironment: missing)
+        #expect(allowed.status == 0, "\(allowed.err)")
+        #expect(Scene.outcomes(allowed.out)["tcp"] == "allowed: sent 7 bytes to 127.0.0.1:\(scene.listeners.port)",
+                "allowed, it shares the host's network: \(allowed.out)")
     }
 
     /// Its network is its own: the host's 127.0.0.1 is reachable only as the relay's gateway
@@ -280,7 +304,8 @@ extension SandboxTests {
     /// Sockets toward `port` in the host's network that are closing with data still unsent
     /// (FIN-WAIT-1/2, CLOSING, LAST-ACK): orphans, or about to be.
     static func closingSockets(toward port: UInt16) -> (count: Int, queued: Int) {
-        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return (0, 0) }
+        // (Read to its end: Foundation reads a /proc file one page deep, a few dozen rows of this one.)
+        guard let table = ProcMemory.readSmallFile("/proc/net/tcp") else { return (0, 0) }
         var result = (count: 0, queued: 0)
         for row in table.split(separator: "\n").dropFirst() {
             let f = row.split(separator: " ")

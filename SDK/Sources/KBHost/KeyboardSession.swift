@@ -108,9 +108,20 @@ public final class KeyboardSession {
         }
         var configuration = configuration
         configuration.isolate = configuration.isolate && access.sandboxed
-        // With open access, a network of its own through a relay where one is installed (every
-        // socket it makes is then one the governor can find); else the host's.
+        // With open access, a network of its own through a relay (every socket it makes is then one
+        // the governor can find). Where none can run, the host's network only if the user allowed
+        // it for this keyboard, as for any protection the machine lacks: there the kernel keeps
+        // memory for it that no count can tell from another program's (orphans, sockets hidden
+        // behind a blocked read, datagrams waiting for neighbours), and the neighbour table it can
+        // fill is the whole machine's (twelfth red team, N1).
         configuration.userNetwork = configuration.isolate && fullAccess && UserNetwork.available
+        let userNetwork = SandboxSpec.Mechanism.userNetwork.rawValue
+        if configuration.isolate && fullAccess && !UserNetwork.available && !sandbox.allowMissing.contains(userNetwork) {
+            throw KeyboardFailure(keyboardID: keyboard.identifier, phase: "launch", reason: .loadFailed(.sandbox,
+                "this machine cannot give a keyboard with open access a network of its own (\(UserNetwork.missingReason ?? "")), "
+                + "which kbhost's sandbox needs (protection '\(userNetwork)'); the keyboard was not started. To run it in your "
+                + "own network without that protection: kbhost protection \(keyboard.identifier) allow \(userNetwork)"))
+        }
         configuration.privateNetwork = configuration.isolate && (!fullAccess || configuration.userNetwork)
         let process = try ExtensionProcess.launch(keyboardID: keyboard.identifier, configuration: configuration)
         do {

@@ -70,6 +70,7 @@ package struct SandboxSpec: Hashable, Sendable {
         case landlockNetwork = "landlock-network"  // TCP bind/connect rules (Landlock ABI 4)
         case landlockScope = "landlock-scope"      // abstract sockets and signals (Landlock ABI 6)
         case namespaces                // user, mount, PID, IPC, UTS and network namespaces
+        case userNetwork = "user-network"  // with open access, a network of its own through slirp4netns (host side)
     }
 
     /// Whether to install the sandbox at all (false only for measurements and debugging).
