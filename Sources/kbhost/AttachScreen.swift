@@ -33,16 +33,30 @@ extension AttachSession {
         if let session = active {
             if !session.layout.display.isEmpty { lines.append(" display: \(TerminalText.line(session.layout.display))") }
             let marked = doc.markedText.map(String.init)
-            for row in session.layout.rows {
+            var rows: [(index: Int, line: String)] = []
+            for (index, row) in session.layout.rows.enumerated() {
                 let keys = row.filter { !$0.label.isEmpty }  // empty slots are not drawn
                 guard !keys.isEmpty else { continue }
-                lines.append(" " + keys.map { key in
+                rows.append((index, " " + keys.map { key in
                     var shown = "[\(TerminalText.line(key.label))]"
                     let chosen = key.identifier.hasPrefix("candidate.") && key.label == marked
                     let highlighted = highlight.map { $0.row == key.row && $0.column == key.column } ?? false
                     if chosen || highlighted { shown = "\u{1B}[7m" + shown + "\u{1B}[27m" }
                     return shown
-                }.joined(separator: " "))
+                }.joined(separator: " ")))
+            }
+            // A layout taller than the terminal shows the rows that fit (around the highlighted
+            // key's): drawn whole, it scrolled kbhost's header and the document off the screen
+            // (twelfth red team, N4).
+            let room = max(Terminal.height() - lines.count - 6 - (status.isEmpty ? 0 : 2), 1)
+            if rows.count > room {
+                let shown = max(room - 1, 1)
+                let around = highlight.flatMap { h in rows.firstIndex { $0.index == h.row } } ?? 0
+                let first = min(max(around - shown / 2, 0), rows.count - shown)
+                lines += rows[first ..< first + shown].map(\.line)
+                lines.append(" … \(rows.count - shown) more rows (Tab reaches their keys)")
+            } else {
+                lines += rows.map(\.line)
             }
         } else {
             lines.append(" System keyboard: type freely")

@@ -10,11 +10,11 @@ final class PseudoTerminalSession {
     let process = Process()
     private(set) var screen = ""
 
-    init(arguments: [String], environment: [String: String]) throws {
+    init(arguments: [String], environment: [String: String], rows: UInt16 = 30) throws {
         let pty = try Terminal.openPseudoTerminal()
         master = pty.master
         let name = pty.slavePath
-        var size = winsize(ws_row: 30, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
+        var size = winsize(ws_row: rows, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
         _ = ioctl(master, UInt(TIOCSWINSZ), &size)
         let slave = open(name, O_RDWR | O_NOCTTY)
         guard slave >= 0 else { throw POSIXError(.EIO) }
@@ -144,6 +144,23 @@ struct AttachInputTests {
         t.press([127, 127, 27, 91, 68])  // two Backspaces and ← in one read
         #expect(t.waitFor("e are h" + AttachTests.caret))
         t.press([27])
+    }
+
+    /// A layout taller than the terminal: the rows that fit are drawn, and kbhost's header (the
+    /// keyboard's name, pid and footprint) and the document stay on the screen (twelfth red team,
+    /// N4: drawn whole, they scrolled off). The hostile keyboard has some twenty rows; the terminal 14.
+    @Test func aLayoutTallerThanTheTerminalKeepsTheHeaderOnTheScreen() throws {
+        let (w, env) = try world("dev.kbhost.Hostile")
+        defer { withExtendedLifetime(w) {} }
+        let t = try PseudoTerminalSession(arguments: ["attach"], environment: env, rows: 14)
+        #expect(t.waitFor("more rows (Tab reaches their keys)"))
+        t.press([27])
+        t.process.waitUntilExit()
+        let frame = try #require(t.screen.components(separatedBy: "\u{1B}[H\u{1B}[2J").last { $0.contains("more rows") })
+        // (The terminal turns each newline into CR LF.)
+        let lines = frame.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count <= 14, "the frame fits the terminal: \(lines.count) lines")
+        #expect(lines.first?.contains("kbhost attach — Hostile (dev.kbhost.Hostile") == true, "the header first: \(frame)")
     }
 
     @Test func tabReachesAnyKeyAndEnterTapsIt() throws {

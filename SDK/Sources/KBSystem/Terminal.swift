@@ -52,4 +52,11 @@ public enum Terminal {
         guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
         return Int(size.ws_col)
     }
+
+    /// The terminal's rows (24 when it cannot be asked).
+    public static func height(_ fd: Int32 = 1) -> Int {
+        var size = winsize()
+        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return 24 }
+        return Int(size.ws_row)
+    }
 }
