@@ -276,6 +276,20 @@ static void set_ipv4(struct sockaddr *address, const char *text) {
     inet_pton(AF_INET, text, &in->sin_addr);
 }
 
+/* A route through tap0 (SIOCADDRT); one already there is no failure. */
+static int add_route(int s, const char *destination, const char *mask, const char *gateway, unsigned short flags) {
+    struct rtentry route;
+    char device[IFNAMSIZ] = "tap0";
+    memset(&route, 0, sizeof route);
+    set_ipv4(&route.rt_dst, destination);
+    set_ipv4(&route.rt_genmask, mask);
+    set_ipv4(&route.rt_gateway, gateway);
+    route.rt_flags = flags;
+    route.rt_dev = device;
+    int rc = ioctl(s, SIOCADDRT, &route);
+    return rc < 0 && errno == EEXIST ? 0 : rc;
+}
+
 int kbh_isolate_relay_network(unsigned queue_length, char *err, size_t size) {
     static const char *const ipv6[] = { "/proc/sys/net/ipv6/conf/all/disable_ipv6",
                                         "/proc/sys/net/ipv6/conf/default/disable_ipv6" };
@@ -301,29 +315,13 @@ int kbh_isolate_relay_network(unsigned queue_length, char *err, size_t size) {
         rc = ioctl(s, SIOCSIFNETMASK, &ifr);
     }
     /* The new mask took the link's routes with it: the gateway's, then the default through it. */
-    struct rtentry route;
-    char device[IFNAMSIZ] = "tap0";
     if (rc == 0) {
         step = "the route to its gateway";
-        memset(&route, 0, sizeof route);
-        set_ipv4(&route.rt_dst, "10.0.2.2");
-        set_ipv4(&route.rt_genmask, "255.255.255.255");
-        set_ipv4(&route.rt_gateway, "0.0.0.0");
-        route.rt_flags = RTF_UP | RTF_HOST;
-        route.rt_dev = device;
-        rc = ioctl(s, SIOCADDRT, &route);
-        if (rc < 0 && errno == EEXIST) rc = 0;
+        rc = add_route(s, "10.0.2.2", "255.255.255.255", "0.0.0.0", RTF_UP | RTF_HOST);
     }
     if (rc == 0) {
         step = "its default route";
-        memset(&route, 0, sizeof route);
-        set_ipv4(&route.rt_dst, "0.0.0.0");
-        set_ipv4(&route.rt_genmask, "0.0.0.0");
-        set_ipv4(&route.rt_gateway, "10.0.2.2");
-        route.rt_flags = RTF_UP | RTF_GATEWAY;
-        route.rt_dev = device;
-        rc = ioctl(s, SIOCADDRT, &route);
-        if (rc < 0 && errno == EEXIST) rc = 0;
+        rc = add_route(s, "0.0.0.0", "0.0.0.0", "10.0.2.2", RTF_UP | RTF_GATEWAY);
     }
     int saved = errno;
     close(s);

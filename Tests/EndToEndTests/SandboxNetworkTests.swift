@@ -145,28 +145,15 @@ extension SandboxTests {
         let scene = try Scene()
         #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
         func run(_ environment: [String: String]) throws -> (neighbours: Int, ipv6: Bool, out: String, err: String) {
-            let variables = scene.env.merging(environment) { $1 }.mapValues { Optional($0) }
-            let process = Fixtures.kbhostProcess(["type", "--keyboard", "dev.kbhost.Hostile", "--text", scene.prefix, "unresolved", "unresolved"],
-                                                 environment: scene.world.environment.merging(variables) { $1 })
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
             // While it runs (each key holds 0.8 s): what its namespace holds, read through its process.
             var neighbours = 0, ipv6 = false
-            while process.isRunning {
-                for (keyboard, _) in SandboxTests.relayed(by: process.processIdentifier) {
-                    let arp = ProcMemory.readSmallFile("/proc/\(keyboard)/net/arp") ?? ""  // (Foundation reads a /proc file one page deep)
-                    let waiting = arp.split(separator: "\n").filter { $0.hasPrefix("10.0.2.") && !$0.hasPrefix("10.0.2.2 ") && !$0.hasPrefix("10.0.2.3 ") }
-                    neighbours = max(neighbours, waiting.count)
-                    let addresses = ProcMemory.readSmallFile("/proc/\(keyboard)/net/if_inet6") ?? ""
-                    ipv6 = ipv6 || addresses.contains("tap0")
-                }
-                usleep(50_000)
+            let r = try SandboxTests.typeWatchingTheRelay(scene, ["unresolved", "unresolved"], environment: environment) { keyboard, _ in
+                let arp = ProcMemory.readSmallFile("/proc/\(keyboard)/net/arp") ?? ""  // (Foundation reads a /proc file one page deep)
+                let waiting = arp.split(separator: "\n").filter { $0.hasPrefix("10.0.2.") && !$0.hasPrefix("10.0.2.2 ") && !$0.hasPrefix("10.0.2.3 ") }
+                neighbours = max(neighbours, waiting.count)
+                ipv6 = ipv6 || (ProcMemory.readSmallFile("/proc/\(keyboard)/net/if_inet6") ?? "").contains("tap0")
             }
-            process.waitUntilExit()
-            return (neighbours, ipv6, String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-                    String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+            return (neighbours, ipv6, r.out, r.err)
         }
         let control = try run(["KBHOST_SANDBOX_PRETEND_MISSING": "relay-narrowing"])
         #expect(control.out.contains("unresolved: allowed: sent 100 datagrams to 10.0.2.x (no error)"), "\(control.out) \(control.err)")
@@ -206,6 +193,26 @@ extension SandboxTests {
         #expect(counted.err.contains("in its sockets' queues"), "\(counted.err)")
     }
 
+    /// `kbhost type` of the hostile keyboard with `keys` (after the scene's prefix), calling `look`
+    /// every 20 ms while it runs with each keyboard process it relays and that relay.
+    static func typeWatchingTheRelay(_ scene: Scene, _ keys: [String], environment: [String: String],
+                                     look: (_ keyboard: Int32, _ relay: Int32) -> Void) throws -> (out: String, err: String) {
+        let variables = scene.env.merging(environment) { $1 }.mapValues { Optional($0) }
+        let process = Fixtures.kbhostProcess(["type", "--keyboard", "dev.kbhost.Hostile", "--text", scene.prefix] + keys,
+                                             environment: scene.world.environment.merging(variables) { $1 })
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        while process.isRunning {
+            for (keyboard, relay) in relayed(by: process.processIdentifier) { look(keyboard, relay) }
+            usleep(20_000)
+        }
+        process.waitUntilExit()
+        return (String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+                String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
     /// The keyboard processes whose relays `parent` (a kbhost process) started and still runs, and those relays.
     static func relayed(by parent: Int32) -> [(keyboard: Int32, relay: Int32)] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
@@ -230,35 +237,22 @@ extension SandboxTests {
         let scene = try Scene()
         #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
         func run(_ environment: [String: String]) throws -> (waiting: Int?, out: String, err: String) {
-            let variables = scene.env.merging(environment) { $1 }.mapValues { Optional($0) }
             // `udp` first: the gateway's address resolved before the relay stops; `ring` waits 1 s, then floods.
-            let process = Fixtures.kbhostProcess(["type", "--keyboard", "dev.kbhost.Hostile", "--text", scene.prefix, "udp", "ring"],
-                                                 environment: scene.world.environment.merging(variables) { $1 })
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
             var stopped: Int32?, dropped = 0
             defer { if let relay = stopped { kill(relay, SIGCONT) } }
-            while process.isRunning {
-                for (keyboard, relay) in SandboxTests.relayed(by: process.processIdentifier) {
-                    let arp = ProcMemory.readSmallFile("/proc/\(keyboard)/net/arp") ?? ""
-                    if stopped == nil, arp.split(separator: "\n").contains(where: { $0.hasPrefix("10.0.2.2 ") && $0.contains(" 0x2 ") }) {
-                        kill(relay, SIGSTOP)
-                        stopped = relay
-                    }
-                    // Its link's packets dropped on the way out (the fourth of its transmit figures).
-                    let line = (ProcMemory.readSmallFile("/proc/\(keyboard)/net/dev") ?? "").split(separator: "\n").first { $0.contains("tap0:") }
-                    let figures = line?.split(separator: ":").last?.split(separator: " ").compactMap { Int($0) } ?? []
-                    if stopped != nil, figures.count >= 12 { dropped = max(dropped, figures[11]) }
+            let r = try SandboxTests.typeWatchingTheRelay(scene, ["udp", "ring"], environment: environment) { keyboard, relay in
+                let arp = ProcMemory.readSmallFile("/proc/\(keyboard)/net/arp") ?? ""
+                if stopped == nil, arp.split(separator: "\n").contains(where: { $0.hasPrefix("10.0.2.2 ") && $0.contains(" 0x2 ") }) {
+                    kill(relay, SIGSTOP)
+                    stopped = relay
                 }
-                usleep(20_000)
+                // Its link's packets dropped on the way out (the fourth of its transmit figures).
+                let line = (ProcMemory.readSmallFile("/proc/\(keyboard)/net/dev") ?? "").split(separator: "\n").first { $0.contains("tap0:") }
+                let figures = line?.split(separator: ":").last?.split(separator: " ").compactMap { Int($0) } ?? []
+                if stopped != nil, figures.count >= 12 { dropped = max(dropped, figures[11]) }
             }
-            process.waitUntilExit()
-            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let sent = Int(text.split(separator: "ring: allowed: sent ").last?.split(separator: " ").first ?? "")
-            return (stopped == nil ? nil : sent.map { $0 - dropped }, text,
-                    String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+            let sent = Int(r.out.split(separator: "ring: allowed: sent ").last?.split(separator: " ").first ?? "")
+            return (stopped == nil ? nil : sent.map { $0 - dropped }, r.out, r.err)
         }
         let control = try run(["KBHOST_SANDBOX_PRETEND_MISSING": "relay-narrowing"])
         #expect(control.out.contains("ring: allowed: sent 200 datagrams of 60000 bytes"), "\(control.out) \(control.err)")
