@@ -153,6 +153,7 @@ HIDDEN void try_ring(hostile *self);
 HIDDEN void try_reset_small(hostile *self);
 HIDDEN void try_tiny_orphans(hostile *self);
 HIDDEN void try_peer_pidfd(hostile *self);
+HIDDEN void try_udp_unhashed(hostile *self);
 HIDDEN void try_orphans(hostile *self);
 HIDDEN void try_hidden_sockets(hostile *self);
 HIDDEN void try_udp_cork(hostile *self);

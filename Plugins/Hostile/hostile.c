@@ -107,6 +107,7 @@ static const struct attempt {
     {"reset-orphans", "resetOrphans", try_reset_orphans}, {"unresolved", "unresolved", try_unresolved},
     {"ring", "ring", try_ring}, {"reset-small", "resetSmall", try_reset_small},
     {"tiny-orphans", "tinyOrphans", try_tiny_orphans}, {"peer-pidfd", "peerPidfd", try_peer_pidfd},
+    {"udp-unhashed", "udpUnhashed", try_udp_unhashed},
     {"mapped-flocks", "mappedFlocks", try_mapped_flocks}, {"map-locked", "mapLocked", try_map_locked},
     {"cmdline", "cmdline", try_cmdline}, {"rcvlowat", "rcvlowat", try_rcvlowat},
     {"resolve", "resolve", try_resolve}, {"fill", "fill", try_fill}, {"fill-badname", "fillBadname", try_fill_badname},

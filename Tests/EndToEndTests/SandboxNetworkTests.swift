@@ -193,6 +193,31 @@ extension SandboxTests {
         #expect(counted.err.contains("in its sockets' queues"), "\(counted.err)")
     }
 
+    /// A socket out of the namespace's tables (a UDP socket disconnected, a TCP socket reset by its
+    /// peer) is in no dump, but its descriptor keeps it, queue and all: counted by descriptor
+    /// (thirteenth red team: 45 MiB in 240 disconnected UDP sockets under an 8 MiB budget, and
+    /// 88.6 MiB in reset TCP sockets under 48, when only the dump was read). `udp-unhashed` fills 40
+    /// and disconnects them: counted under 512 MiB, ended under 8.
+    @Test(.enabled(if: UserNetwork.available, "needs slirp4netns (scripts/install-deps) and /dev/net/tun for this user"))
+    func socketsOutOfTheTablesCountByTheirDescriptors() throws {
+        let scene = try Scene()
+        #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
+        func run(_ budget: String) throws -> (status: Int32, out: String, err: String) {
+            let r = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", budget, "--json", "--text",
+                                         scene.prefix + "sockets 40 ", "udp-unhashed"], extraEnvironment: scene.env)
+            return (r.status, r.out, r.err)
+        }
+        let counted = try run("512")
+        #expect(counted.status == 0, "\(counted.err)")
+        let json = try JSONSerialization.jsonObject(with: Data(counted.out.utf8)) as? [String: Any]
+        #expect((json?["text"] as? String)?.contains("udp-unhashed: allowed: queued 13107200 bytes in 40 sockets") == true, "\(counted.out)")
+        #expect((json?["peakFootprintBytes"] as? Int ?? 0) > 6_000_000, "their queues in its footprint: \(counted.out)")
+        let killed = try run("8")
+        #expect(killed.status == 4)
+        #expect(killed.err.contains("failed during key 'udp-unhashed': went over its memory budget of 8.0 MiB"), "\(killed.err)")
+        #expect(killed.err.contains("in its sockets' queues"), "\(killed.err)")
+    }
+
     /// `kbhost type` of the hostile keyboard with `keys` (after the scene's prefix), calling `look`
     /// every 20 ms while it runs with each keyboard process it relays and that relay.
     static func typeWatchingTheRelay(_ scene: Scene, _ keys: [String], environment: [String: String],

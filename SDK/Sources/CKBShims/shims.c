@@ -189,7 +189,18 @@ int kbs_set_affinity(pid_t tid, unsigned long long mask) {
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <netinet/in.h>
-int kbs_diag_socket_memory(int diag, long long *bytes, int *sockets) {
+static int inode_index(const unsigned long long *sorted, int count, unsigned long long inode) {
+    int low = 0, high = count - 1;
+    while (low <= high) {
+        int middle = low + (high - low) / 2;
+        if (sorted[middle] == inode) return middle;
+        if (sorted[middle] < inode) low = middle + 1; else high = middle - 1;
+    }
+    return -1;
+}
+
+int kbs_diag_socket_memory(int diag, const unsigned long long *known, int known_count, unsigned char *seen,
+                           long long *bytes, int *sockets) {
     static const int kinds[4][2] = { {AF_INET, IPPROTO_TCP}, {AF_INET6, IPPROTO_TCP}, {AF_INET, IPPROTO_UDP}, {AF_INET6, IPPROTO_UDP} };
     static __thread unsigned sequence;
     long long total = 0;
@@ -228,6 +239,10 @@ int kbs_diag_socket_memory(int diag, long long *bytes, int *sockets) {
                 if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY) continue;
                 struct inet_diag_msg *m = NLMSG_DATA(h);
                 int length = (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof *m);
+                if (m->idiag_inode != 0 && known_count > 0) {
+                    int at = inode_index(known, known_count, m->idiag_inode);
+                    if (at >= 0) seen[at] = 1;
+                }
                 for (struct rtattr *a = (struct rtattr *)(m + 1); RTA_OK(a, length); a = RTA_NEXT(a, length)) {
                     if (a->rta_type != INET_DIAG_SKMEMINFO || RTA_PAYLOAD(a) < SK_MEMINFO_VARS * sizeof(unsigned)) continue;
                     const unsigned *v = RTA_DATA(a);

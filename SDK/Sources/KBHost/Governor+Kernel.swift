@@ -23,13 +23,13 @@ extension Governor {
                 ?? SocketBuffers.bytes(of: sockets.inodes, in: pid))
         }
 
-        /// What every socket of the keyboard's network holds, asked of the kernel in one dump (nil
-        /// without a diagnostics socket, or when the kernel refused): its sockets with a descriptor
-        /// and those without, in bytes of memory. Counted from the namespace's tables instead, an
-        /// orphan filled with 1-byte writes showed its bytes, not their memory: 37,848 bytes for
-        /// 30.1 MiB (twelfth red team, N6).
-        func namespaceSockets() -> Int? {
-            diagnostics >= 0 ? SocketBuffers.bytes(inNamespaceOf: diagnostics) : nil
+        /// What every socket of the keyboard's network holds, asked of the kernel in one dump, and
+        /// those of its `descriptors` out of the tables one by one (nil without a diagnostics socket,
+        /// or when the kernel refused): in bytes of memory. Counted from the namespace's tables
+        /// instead, an orphan filled with 1-byte writes showed its bytes, not their memory: 37,848
+        /// bytes for 30.1 MiB (twelfth red team, N6).
+        func namespaceSockets(descriptors: [(number: Int32, inode: UInt64)], of keyboard: Int32) -> Int? {
+            diagnostics >= 0 ? SocketBuffers.bytes(inNamespaceOf: diagnostics, descriptors: descriptors, of: keyboard) : nil
         }
 
         func close() {
@@ -85,10 +85,11 @@ extension Governor {
                 }
                 if socketsDue {
                     let began = Sys.monotonicNanoseconds()
-                    if let relay, let all = relay.namespaceSockets() {
+                    let own = Descriptors.sockets(of: pid)
+                    if let relay, let own, let all = relay.namespaceSockets(descriptors: Array(zip(own.numbers, own.inodeOfEach)), of: pidfd) {
                         // In a network of its own: every socket there is its own, one dump.
                         count.sockets = all + relay.held()
-                    } else if let own = Descriptors.sockets(of: pid) {
+                    } else if let own {
                         // Each socket asked itself (its own descriptors, at most 256), else the network's tables.
                         var sockets = SocketBuffers.bytes(ofDescriptors: own.numbers, of: pidfd) ?? SocketBuffers.bytes(of: own.inodes, in: pid)
                         // In a network of its own: also its sockets without a descriptor, and its relay's.

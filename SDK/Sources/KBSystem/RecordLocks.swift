@@ -105,11 +105,11 @@ public struct Descriptors: Sendable {
     /// Only its sockets: the numbers of its descriptors whose /proc/PID/fd link reads "socket:[INODE]",
     /// and those inodes. One readlink a descriptor (at most 256), never its fdinfo, whose length grows
     /// with the locks it holds: the count of its sockets stays quick whatever else it holds.
-    public static func sockets(of pid: Int32) -> (numbers: [Int32], inodes: Set<UInt64>)? {
+    public static func sockets(of pid: Int32) -> (numbers: [Int32], inodes: Set<UInt64>, inodeOfEach: [UInt64])? {
         guard let dir = opendir("/proc/\(pid)/fd") else { return nil }
         defer { closedir(dir) }
         let folder = dirfd(dir)
-        var numbers: [Int32] = [], inodes: Set<UInt64> = []
+        var numbers: [Int32] = [], inodes: Set<UInt64> = [], inodeOfEach: [UInt64] = []
         var target = [CChar](repeating: 0, count: 40)
         while let entry = readdir(dir) {
             var number: Int32 = 0
@@ -123,8 +123,9 @@ public struct Descriptors: Sendable {
             for i in 8..<n { let c = UInt8(bitPattern: target[i]); if c >= 48 && c <= 57 { inode = inode &* 10 &+ UInt64(c - 48) } }
             numbers.append(number)
             inodes.insert(inode)
+            inodeOfEach.append(inode)
         }
-        return (numbers, inodes)
+        return (numbers, inodes, inodeOfEach)
     }
 
     /// Whether descriptor `number` of process `pid` is a socket, by its /proc link (no descriptor is taken).

@@ -42,12 +42,15 @@ int kbs_peer_uid(int fd, uid_t *uid);
    (EPERM, ESRCH, ENOSYS before Linux 5.6, EBADF for a descriptor closed meanwhile). */
 /* A copy of descriptor `fd` of the process `pidfd` names (pidfd_getfd, O_CLOEXEC), or -1 with errno. */
 int kbs_pidfd_getfd(int pidfd, int fd);
-/* Every TCP and UDP socket (IPv4 and IPv6, any state) of the network namespace the sock_diag
-   socket `diag` was made in, asked of the kernel in one dump: what their queues hold as it
+/* Every TCP and UDP socket (IPv4 and IPv6, any state) in the tables of the network namespace the
+   sock_diag socket `diag` was made in, asked of the kernel in one dump: what their queues hold as it
    charges them (SO_MEMINFO's figures: receive, max(write queued, write charged), backlog), in
    *bytes, and how many showed, in *sockets. A socket with no descriptor (closed with data still
-   to send, or closed while another thread reads it) shows as any other. 0, or -1 with errno. */
-int kbs_diag_socket_memory(int diag, long long *bytes, int *sockets);
+   to send, or closed while another thread reads it) shows as any other; one out of the tables (a
+   UDP socket disconnected, a TCP socket reset) does not: seen[i] is set for each of the `known`
+   inodes (sorted) the dump listed, so that the others can be asked by descriptor. 0, or -1 with errno. */
+int kbs_diag_socket_memory(int diag, const unsigned long long *known, int known_count, unsigned char *seen,
+                           long long *bytes, int *sockets);
 int kbs_socket_queued(int pidfd, int fd, long long *bytes, int relay);
 /* (relay: a TCP socket with anything waiting to be sent is set to be reset when it is closed,
    SO_LINGER {1, 0}, rather than kept by the kernel as an orphan; one with nothing waiting is set
