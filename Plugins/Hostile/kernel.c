@@ -155,11 +155,23 @@ void try_rcvlowat(hostile *self) {
 }
 
 /* A pidfd of its channel's peer, the host (SO_PEERPIDFD, Linux 6.5): a handle on a process outside
-   its PID namespace (twelfth red team: every use of it was refused, but no keyboard needs one). */
+   its PID namespace (twelfth red team: every use of it was refused, but no keyboard needs one).
+   Also asked with the upper halves of the level and the option set, which the kernel ignores (it
+   reads ints) and a filter comparing 64 bits does not (a review found that way past a rule of
+   inequality). */
 void try_peer_pidfd(hostile *self) {
-    int pidfd = -1;
-    socklen_t length = sizeof pidfd;
-    if (getsockopt(3, SOL_SOCKET, 77 /* SO_PEERPIDFD */, &pidfd, &length) < 0) { report_errno(self, "peer-pidfd", errno); return; }
-    report_ok(self, "peer-pidfd", "got a pidfd of its channel's peer (descriptor %ld)", pidfd);
-    close(pidfd);
+    static const unsigned long long high = 1ULL << 32;
+    const unsigned long long asked[3][2] = { {SOL_SOCKET, 77}, {SOL_SOCKET | high, 77}, {SOL_SOCKET, 77 | high} };
+    int error = 0;
+    for (int i = 0; i < 3; i++) {
+        int pidfd = -1;
+        socklen_t length = sizeof pidfd;
+        if (syscall(SYS_getsockopt, 3, asked[i][0], asked[i][1], &pidfd, &length) == 0) {
+            close(pidfd);
+            report_ok(self, "peer-pidfd", "got a pidfd of its channel's peer (way %ld)", i);
+            return;
+        }
+        error = errno;
+    }
+    report_errno(self, "peer-pidfd", error);
 }

@@ -290,11 +290,16 @@ int kbh_seccomp_policy(scmp_filter_ctx ctx, bool open_access, scmp_datum_t self)
     for (size_t i = 0; rc == 0 && i < sizeof protocol_options / sizeof *protocol_options; i++)
         rc = ALLOW(ctx, setsockopt, SCMP_A1(SCMP_CMP_EQ, (scmp_datum_t)protocol_options[i].level),
                    SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)protocol_options[i].name));
-    // getsockopt: anything but SO_PEERPIDFD, which handed the keyboard a pidfd of the host (its
-    // channel's peer), outside its PID namespace (twelfth red team, section 2: each use of it was
-    // refused, but a keyboard has no use for one).
-    if (rc == 0) rc = ALLOW(ctx, getsockopt, SCMP_A1(SCMP_CMP_NE, SOL_SOCKET));
-    if (rc == 0) rc = ALLOW(ctx, getsockopt, SCMP_A1(SCMP_CMP_EQ, SOL_SOCKET), SCMP_A2(SCMP_CMP_NE, 77 /* SO_PEERPIDFD */));
+    // getsockopt: the levels of TCP, UDP and IP, and every SOL_SOCKET option but SO_PEERPIDFD, which
+    // handed the keyboard a pidfd of the host (its channel's peer), outside its PID namespace
+    // (twelfth red team: each use of it was refused, but a keyboard has no use for one). Listed by
+    // equality: the kernel reads these arguments as 32-bit ints and the filter compares 64 bits, so a
+    // rule of inequality let SOL_SOCKET | 1 << 32 through (a review of this change).
+    static const scmp_datum_t levels[] = { IPPROTO_IP, IPPROTO_TCP, IPPROTO_UDP, IPPROTO_IPV6 };
+    for (size_t i = 0; rc == 0 && i < sizeof levels / sizeof *levels; i++)
+        rc = ALLOW(ctx, getsockopt, SCMP_A1(SCMP_CMP_EQ, levels[i]));
+    for (scmp_datum_t option = 1; rc == 0 && option <= 96; option++)
+        if (option != 77 /* SO_PEERPIDFD */) rc = ALLOW(ctx, getsockopt, SCMP_A1(SCMP_CMP_EQ, SOL_SOCKET), SCMP_A2(SCMP_CMP_EQ, option));
     // Not SO_RCVLOWAT: on TCP it raises the receive buffer to tcp_rmem's maximum (32 MiB here)
     // as SO_RCVBUF would (tenth red team, N6).
     static const scmp_datum_t sockopts[] = { SO_REUSEADDR, SO_DONTROUTE, SO_BROADCAST, SO_KEEPALIVE, SO_OOBINLINE,

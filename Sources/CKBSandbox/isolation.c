@@ -139,7 +139,14 @@ int kbh_isolate_start(bool private_network, bool own_socket_tables, char *err, s
     // the keyboard's PID namespace, out of its reach) at KBH_LAUNCHER_DIAG_FD, which the governor
     // takes with pidfd_getfd: every TCP and UDP socket of the namespace with its memory as the
     // kernel charges it, a closed one with data still queued included (see kbs_diag_socket_memory).
+    // Moved to its number before anything else is made here (the status pipe could take it) and
+    // before the fork: the host may ask for it the moment the keyboard says hello.
     int diag = private_network ? socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG) : -1;
+    if (diag >= 0 && diag != KBH_LAUNCHER_DIAG_FD) {
+        int moved = dup3(diag, KBH_LAUNCHER_DIAG_FD, O_CLOEXEC);
+        close(diag);
+        diag = moved;
+    }
 
     int status_pipe[2];
     if (pipe2(status_pipe, O_CLOEXEC) < 0) {
@@ -153,10 +160,7 @@ int kbh_isolate_start(bool private_network, bool own_socket_tables, char *err, s
     }
     if (init > 0) {
         // The launcher: keeps nothing of the keyboard's, waits, ends as it ended.
-        if (diag >= 0 && diag != KBH_LAUNCHER_DIAG_FD && status_pipe[0] != KBH_LAUNCHER_DIAG_FD) {
-            diag = dup3(diag, KBH_LAUNCHER_DIAG_FD, O_CLOEXEC) < 0 ? -1 : KBH_LAUNCHER_DIAG_FD;
-        }
-        close_all_but(status_pipe[0], diag == KBH_LAUNCHER_DIAG_FD ? diag : -1);
+        close_all_but(status_pipe[0], diag);
         int status = -1;
         ssize_t got = 0;
         while (got < (ssize_t)sizeof status) {

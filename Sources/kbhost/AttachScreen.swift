@@ -48,7 +48,8 @@ extension AttachSession {
             // A layout taller than the terminal shows the rows that fit (around the highlighted
             // key's): drawn whole, it scrolled kbhost's header and the document off the screen
             // (twelfth red team, N4).
-            let room = max(Terminal.height() - lines.count - 6 - (status.isEmpty ? 0 : 2), 1)
+            let statusLines = status.isEmpty ? 0 : Self.wrap(TerminalText.line(status), width: width - 1).count
+            let room = max(Terminal.height() - lines.count - 6 - statusLines, 1)
             if rows.count > room {
                 let shown = max(room - 1, 1)
                 let around = highlight.flatMap { h in rows.firstIndex { $0.index == h.row } } ?? 0

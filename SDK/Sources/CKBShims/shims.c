@@ -67,11 +67,13 @@ int kbs_socket_queued(int pidfd, int fd, long long *bytes, int relay) {
             int type = 0;
             length = sizeof type;
             if (relay && getsockopt(own, SOL_SOCKET, SO_TYPE, &type, &length) == 0 && type == SOCK_STREAM) {
-                // Reset when closed while anything waits in it; closed the usual way once it is empty again.
-                struct linger now = { 0, 0 }, wanted = { sent > 0, 0 };
+                // Reset when the relay closes it, whatever it holds then: a socket set so only while
+                // it held data could be idle at every count, then filled and reset between two (a
+                // review of this change). The keyboard's own clean close reaches it as a shutdown,
+                // which lingering does not change; the relay closes it once both sides are done.
+                struct linger now = { 0, 0 }, wanted = { 1, 0 };
                 length = sizeof now;
-                if (getsockopt(own, SOL_SOCKET, SO_LINGER, &now, &length) == 0
-                    && (now.l_onoff != 0) != (wanted.l_onoff != 0))
+                if (getsockopt(own, SOL_SOCKET, SO_LINGER, &now, &length) == 0 && !(now.l_onoff && now.l_linger == 0))
                     (void)setsockopt(own, SOL_SOCKET, SO_LINGER, &wanted, sizeof wanted);
             }
             counted = 1;
@@ -202,7 +204,7 @@ static int inode_index(const unsigned long long *sorted, int count, unsigned lon
 int kbs_diag_socket_memory(int diag, const unsigned long long *known, int known_count, unsigned char *seen,
                            long long *bytes, int *sockets) {
     static const int kinds[4][2] = { {AF_INET, IPPROTO_TCP}, {AF_INET6, IPPROTO_TCP}, {AF_INET, IPPROTO_UDP}, {AF_INET6, IPPROTO_UDP} };
-    static __thread unsigned sequence;
+    static unsigned sequence;  // one for all threads: a count replaced while stuck may still be dumping
     long long total = 0;
     int count = 0;
     char stale[4096];
@@ -213,7 +215,7 @@ int kbs_diag_socket_memory(int diag, const unsigned long long *known, int known_
         ask.header.nlmsg_len = sizeof ask;
         ask.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
         ask.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-        ask.header.nlmsg_seq = ++sequence;
+        ask.header.nlmsg_seq = __atomic_add_fetch(&sequence, 1, __ATOMIC_RELAXED);
         ask.request.sdiag_family = (unsigned char)kinds[k][0];
         ask.request.sdiag_protocol = (unsigned char)kinds[k][1];
         ask.request.idiag_states = ~0u;
@@ -223,11 +225,17 @@ int kbs_diag_socket_memory(int diag, const unsigned long long *known, int known_
         int done = 0;
         while (!done) {
             static __thread char buffer[32768] __attribute__((aligned(4)));
-            ssize_t n = recv(diag, buffer, sizeof buffer, 0);
-            if (n < 0) { if (errno == EINTR) continue; return -1; }
-            if (n == 0) return -1;
-            for (struct nlmsghdr *h = (struct nlmsghdr *)buffer; NLMSG_OK(h, (unsigned)n); h = NLMSG_NEXT(h, n)) {
+            struct sockaddr_nl from;
+            socklen_t from_length = sizeof from;
+            ssize_t received = recvfrom(diag, buffer, sizeof buffer, 0, (struct sockaddr *)&from, &from_length);
+            if (received < 0) { if (errno == EINTR) continue; return -1; }  // SO_RCVTIMEO: EAGAIN
+            if (received == 0) return -1;
+            if (from.nl_pid != 0) continue;  // only the kernel's answers
+            int n = (int)received;
+            for (struct nlmsghdr *h = (struct nlmsghdr *)buffer; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
                 if (h->nlmsg_seq != ask.header.nlmsg_seq) continue;
+                // Sockets came and went while the kernel walked its tables: some may be missing.
+                if (h->nlmsg_flags & NLM_F_DUMP_INTR) { errno = EAGAIN; return -1; }
                 if (h->nlmsg_type == NLMSG_DONE) { done = 1; break; }
                 if (h->nlmsg_type == NLMSG_ERROR) {
                     struct nlmsgerr *e = NLMSG_DATA(h);

@@ -194,7 +194,7 @@ public final class ExtensionProcess {
             // The launcher's sock_diag socket, made in the keyboard's network (-1 where it has none; the
             // tests' control pretends it away: KBHOST_SANDBOX_PRETEND_MISSING naming socket-diagnostics).
             let pretend = getenv("KBHOST_SANDBOX_PRETEND_MISSING").map { String(cString: $0).split(separator: ",").contains("socket-diagnostics") } ?? false
-            let diagnostics = keyboardPidfd >= 0 && !pretend ? Sys.takeDescriptor(ExtensionProcess.launcherDiagnosticsDescriptor, of: pidfd) ?? -1 : -1
+            let diagnostics = keyboardPidfd >= 0 && !pretend ? Sys.takeDiagnosticsSocket(ExtensionProcess.launcherDiagnosticsDescriptor, of: pidfd) ?? -1 : -1
             Governor.shared.countRelay(of: pid, relay: relay, diagnostics: diagnostics)
             // The relay ends the moment the keyboard does, not at the host's next call: a keyboard the
             // governor killed while the host waited for a person left it running, with every socket

@@ -4,7 +4,11 @@ import Synchronization
 
 extension Governor {
     /// A keyboard's network relay as the governor counts it (see `countRelay`).
-    struct Relay {
+    /// A class: the counting thread works on the relay it took under the lock while the watch may
+    /// drop it (the keyboard ended, another relay replaced it); its descriptors close when the last
+    /// holder lets go, never under a count (a number closed mid-count could be the next keyboard's
+    /// channel by then; a review of this change).
+    final class Relay: @unchecked Sendable {
         let pid: Int32
         /// The governor's own pidfd of it.
         let pidfd: Int32
@@ -13,6 +17,15 @@ extension Governor {
         let baseline: Int
         /// A sock_diag socket made in the keyboard's network (its launcher's, taken at launch), or -1.
         let diagnostics: Int32
+
+        init(pid: Int32, pidfd: Int32, reader: FootprintReader, baseline: Int, diagnostics: Int32) {
+            (self.pid, self.pidfd, self.reader, self.baseline, self.diagnostics) = (pid, pidfd, reader, baseline, diagnostics)
+        }
+
+        deinit {
+            Sys.close(pidfd)
+            if diagnostics >= 0 { Sys.close(diagnostics) }
+        }
 
         /// What it holds for the keyboard: its sockets' queues and its memory above its start.
         func held() -> Int {
@@ -32,10 +45,6 @@ extension Governor {
             diagnostics >= 0 ? SocketBuffers.bytes(inNamespaceOf: diagnostics, descriptors: descriptors, of: keyboard) : nil
         }
 
-        func close() {
-            Sys.close(pidfd)
-            if diagnostics >= 0 { Sys.close(diagnostics) }
-        }
     }
 
     /// The second thread: what every watched process holds outside its address space (file

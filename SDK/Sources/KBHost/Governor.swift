@@ -278,20 +278,18 @@ public final class Governor: @unchecked Sendable {
             return
         }
         let counted = Relay(pid: relay.pid, pidfd: pidfd, reader: reader, baseline: relay.baseline, diagnostics: diagnostics)
-        let replaced = state.withLock { watches -> Relay? in
-            guard watches[pid] != nil else { return counted }  // not watched (no budget): nothing to count it into
-            defer { watches[pid]?.relay = counted; watches[pid]?.nextCount = 0 }
-            return watches[pid]?.relay
+        state.withLock { watches in
+            guard watches[pid] != nil else { return }  // not watched (no budget): nothing to count it into
+            watches[pid]?.relay = counted  // one it replaces closes once no count holds it
+            watches[pid]?.nextCount = 0
         }
-        replaced?.close()
         kernelWake.signal()
     }
 
     /// Stops watching; returns the kill if the governor made one.
     @discardableResult
     public func unwatch(pid: Int32) -> MemoryKill? {
-        let removed = state.withLock { $0.removeValue(forKey: pid) }
-        removed?.relay?.close()
+        let removed = state.withLock { $0.removeValue(forKey: pid) }  // its relay closes once no count holds it
         return removed?.kill
     }
 

@@ -15,12 +15,12 @@ public enum SocketBuffers {
     /// the machine's tables hold, and counts a queue as the kernel charges it. nil when the
     /// kernel refuses to hand the descriptors over (before Linux 5.6, or a policy such as Yama's
     /// ptrace_scope 3): then `bytes(of:in:)` reads the tables.
-    /// With `relay` (a relay's sockets), a TCP socket with anything waiting to be sent is set to be
-    /// reset when it is closed, and one with nothing waiting back to close the usual way: the relay
-    /// closes its socket to the server when the keyboard resets its end, and a socket closed with
-    /// unsent data is kept by the kernel as an orphan, in no descriptor table and in the host's
-    /// network (eleventh red team, F1: 685 MiB so). Only sockets holding more than 64 KiB were set
-    /// so at first, and 1,329 orphans of less held 67.6 MiB under a 48 MiB budget (twelfth, N2).
+    /// With `relay` (a relay's sockets), each TCP socket is set to be reset when it is closed: the
+    /// relay closes its socket to the server when the keyboard resets its end, and a socket closed
+    /// with unsent data is kept by the kernel as an orphan, in no descriptor table and in the host's
+    /// network (eleventh red team, F1: 685 MiB so). Only sockets holding more than 64 KiB were set so
+    /// at first, and 1,329 orphans of less held 67.6 MiB under a 48 MiB budget (twelfth, N2); then
+    /// only those holding anything, and an idle one could be filled and reset between two counts.
     public static func bytes(ofDescriptors descriptors: [Int32], of pidfd: Int32, relay: Bool = false) -> Int? {
         var total = 0
         for fd in descriptors {

@@ -143,10 +143,20 @@ public enum Sys {
         try check("pidfd_open") { kbs_pidfd_open(pid) }
     }
 
-    /// A copy of descriptor `fd` of the process `pidfd` names (pidfd_getfd; close-on-exec), nil when refused.
-    public static func takeDescriptor(_ fd: Int32, of pidfd: Int32) -> Int32? {
+    /// A copy of descriptor `fd` of the process `pidfd` names (pidfd_getfd; close-on-exec) if it is a
+    /// sock_diag socket, with a receive timeout of a second; nil otherwise.
+    public static func takeDiagnosticsSocket(_ fd: Int32, of pidfd: Int32) -> Int32? {
         let copy = kbs_pidfd_getfd(pidfd, fd)
-        return copy >= 0 ? copy : nil
+        guard copy >= 0 else { return nil }
+        var domain: Int32 = 0, protocolNumber: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(copy, SOL_SOCKET, SO_DOMAIN, &domain, &length) == 0, domain == AF_NETLINK,
+              getsockopt(copy, SOL_SOCKET, SO_PROTOCOL, &protocolNumber, &length) == 0, protocolNumber == 4 /* NETLINK_SOCK_DIAG */,
+              (try? setReceiveTimeout(copy, milliseconds: 1000)) != nil else {
+            close(copy)
+            return nil
+        }
+        return copy
     }
 
     /// Sends a signal through a pidfd; ESRCH (already gone) is not an error.

@@ -52,9 +52,8 @@ int kbs_pidfd_getfd(int pidfd, int fd);
 int kbs_diag_socket_memory(int diag, const unsigned long long *known, int known_count, unsigned char *seen,
                            long long *bytes, int *sockets);
 int kbs_socket_queued(int pidfd, int fd, long long *bytes, int relay);
-/* (relay: a TCP socket with anything waiting to be sent is set to be reset when it is closed,
-   SO_LINGER {1, 0}, rather than kept by the kernel as an orphan; one with nothing waiting is set
-   back to close the usual way.) */
+/* (relay: a TCP socket is set to be reset when it is closed, SO_LINGER {1, 0}, rather than kept
+   by the kernel as an orphan with what it still had to send.) */
 
 /* What this end of a Unix stream socket sent that the other end has not read yet (SIOCOUTQ), or -1. */
 int kbs_unread_sent(int fd);
