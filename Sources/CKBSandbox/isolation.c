@@ -303,6 +303,16 @@ int kbh_isolate_relay_network(unsigned queue_length, char *err, size_t size) {
             return -1;
         }
     }
+    /* A TCP socket's buffers grow to 1 MiB each way at most (the machine's allow 4 and 32 MiB here):
+       what one socket can fill between two counts, or keep after its peer reset it, is that. */
+    static const char *const buffers[][2] = { {"/proc/sys/net/ipv4/tcp_wmem", "4096 16384 1048576"},
+                                              {"/proc/sys/net/ipv4/tcp_rmem", "4096 131072 1048576"} };
+    for (size_t i = 0; i < sizeof buffers / sizeof *buffers; i++) {
+        if (write_file(buffers[i][0], buffers[i][1]) < 0) {
+            kbh_say(err, size, "sandbox: cannot limit the keyboard's TCP buffers (%s): %s", buffers[i][0], strerror(errno));
+            return -1;
+        }
+    }
     int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (s < 0) {
         kbh_say(err, size, "sandbox: cannot configure the keyboard's network: %s", strerror(errno));
