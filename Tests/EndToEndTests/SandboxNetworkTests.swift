@@ -152,7 +152,9 @@ extension SandboxTests {
                 let arp = ProcMemory.readSmallFile("/proc/\(keyboard)/net/arp") ?? ""  // (Foundation reads a /proc file one page deep)
                 let waiting = arp.split(separator: "\n").filter { $0.hasPrefix("10.0.2.") && !$0.hasPrefix("10.0.2.2 ") && !$0.hasPrefix("10.0.2.3 ") }
                 neighbours = max(neighbours, waiting.count)
-                ipv6 = ipv6 || (ProcMemory.readSmallFile("/proc/\(keyboard)/net/if_inet6") ?? "").contains("tap0")
+                // As last seen: between the relay's start and the keyboard's narrowing (before its
+                // plugin is opened) tap0 has its IPv6 address for a moment.
+                if let addresses = ProcMemory.readSmallFile("/proc/\(keyboard)/net/if_inet6") { ipv6 = addresses.contains("tap0") }
             }
             return (neighbours, ipv6, r.out, r.err)
         }
