@@ -295,21 +295,18 @@ static int add_route(int s, const char *destination, const char *mask, const cha
 }
 
 int kbh_isolate_relay_network(unsigned queue_length, char *err, size_t size) {
-    static const char *const ipv6[] = { "/proc/sys/net/ipv6/conf/all/disable_ipv6",
-                                        "/proc/sys/net/ipv6/conf/default/disable_ipv6" };
-    for (size_t i = 0; i < sizeof ipv6 / sizeof *ipv6; i++) {
-        if (write_file(ipv6[i], "1") < 0 && errno != ENOENT) {  /* ENOENT: a kernel without IPv6 */
-            kbh_say(err, size, "sandbox: cannot turn IPv6 off in the keyboard's network (%s): %s", ipv6[i], strerror(errno));
-            return -1;
-        }
-    }
-    /* A TCP socket's buffers grow to 1 MiB each way at most (the machine's allow 4 and 32 MiB here):
-       what one socket can fill between two counts, or keep after its peer reset it, is that. */
-    static const char *const buffers[][2] = { {"/proc/sys/net/ipv4/tcp_wmem", "4096 16384 1048576"},
-                                              {"/proc/sys/net/ipv4/tcp_rmem", "4096 131072 1048576"} };
-    for (size_t i = 0; i < sizeof buffers / sizeof *buffers; i++) {
-        if (write_file(buffers[i][0], buffers[i][1]) < 0) {
-            kbh_say(err, size, "sandbox: cannot limit the keyboard's TCP buffers (%s): %s", buffers[i][0], strerror(errno));
+    /* IPv6 off (a kernel without it has no such file), and a TCP socket's buffers at most 1 MiB each
+       way (the machine's allow 4 and 32 MiB here): what one socket can fill between two counts, or
+       keep after its peer reset it, is that. */
+    static const struct { const char *path, *value, *what; bool optional; } settings[] = {
+        {"/proc/sys/net/ipv6/conf/all/disable_ipv6", "1", "turn IPv6 off", true},
+        {"/proc/sys/net/ipv6/conf/default/disable_ipv6", "1", "turn IPv6 off", true},
+        {"/proc/sys/net/ipv4/tcp_wmem", "4096 16384 1048576", "limit its TCP buffers", false},
+        {"/proc/sys/net/ipv4/tcp_rmem", "4096 131072 1048576", "limit its TCP buffers", false},
+    };
+    for (size_t i = 0; i < sizeof settings / sizeof *settings; i++) {
+        if (write_file(settings[i].path, settings[i].value) < 0 && !(settings[i].optional && errno == ENOENT)) {
+            kbh_say(err, size, "sandbox: cannot %s in the keyboard's network (%s): %s", settings[i].what, settings[i].path, strerror(errno));
             return -1;
         }
     }

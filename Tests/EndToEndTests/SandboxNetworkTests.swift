@@ -57,16 +57,11 @@ extension SandboxTests {
     @Test func corkedDatagramsCountInTheFootprint() throws {
         let scene = try Scene()
         #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
-        func run(_ budget: String) throws -> (status: Int32, out: String, err: String) {
-            let r = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", budget, "--json", "--text",
-                                         scene.prefix + "sockets 240 ", "udp-cork"], extraEnvironment: scene.env)
-            return (r.status, r.out, r.err)
-        }
+        func run(_ budget: String) throws -> Typed { try SandboxTests.typeHostile(scene, budget: budget, text: "sockets 240 ", key: "udp-cork") }
         let control = try run("512")
         #expect(control.status == 0, "\(control.err)")
-        let json = try JSONSerialization.jsonObject(with: Data(control.out.utf8)) as? [String: Any]
-        #expect((json?["text"] as? String)?.contains("udp-cork: allowed: corked 15360000 bytes") == true, "the data is real: \(control.out)")
-        #expect((json?["peakFootprintBytes"] as? Int ?? 0) > 12_000_000, "and in its footprint: \(control.out)")
+        #expect(control.text.contains("udp-cork: allowed: corked 15360000 bytes"), "the data is real: \(control.out)")
+        #expect(control.peak > 12_000_000, "and in its footprint: \(control.out)")
         let killed = try run("8")
         #expect(killed.status == 4)
         #expect(killed.err.contains("failed during key 'udp-cork': went over its memory budget of 8.0 MiB"), "\(killed.err)")
@@ -206,20 +201,27 @@ extension SandboxTests {
     func socketsOutOfTheTablesCountByTheirDescriptors() throws {
         let scene = try Scene()
         #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
-        func run(_ budget: String) throws -> (status: Int32, out: String, err: String) {
-            let r = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", budget, "--json", "--text",
-                                         scene.prefix + "sockets 40 ", "udp-unhashed"], extraEnvironment: scene.env)
-            return (r.status, r.out, r.err)
-        }
+        func run(_ budget: String) throws -> Typed { try SandboxTests.typeHostile(scene, budget: budget, text: "sockets 40 ", key: "udp-unhashed") }
         let counted = try run("512")
         #expect(counted.status == 0, "\(counted.err)")
-        let json = try JSONSerialization.jsonObject(with: Data(counted.out.utf8)) as? [String: Any]
-        #expect((json?["text"] as? String)?.contains("udp-unhashed: allowed: queued 13107200 bytes in 40 sockets") == true, "\(counted.out)")
-        #expect((json?["peakFootprintBytes"] as? Int ?? 0) > 6_000_000, "their queues in its footprint: \(counted.out)")
+        #expect(counted.text.contains("udp-unhashed: allowed: queued 13107200 bytes in 40 sockets"), "\(counted.out)")
+        #expect(counted.peak > 6_000_000, "their queues in its footprint: \(counted.out)")
         let killed = try run("8")
         #expect(killed.status == 4)
         #expect(killed.err.contains("failed during key 'udp-unhashed': went over its memory budget of 8.0 MiB"), "\(killed.err)")
         #expect(killed.err.contains("in its sockets' queues"), "\(killed.err)")
+    }
+
+    /// What `typeHostile` saw: the exit status, output and errors, the document and the peak footprint.
+    typealias Typed = (status: Int32, out: String, err: String, text: String, peak: Int)
+
+    /// `kbhost type --json` of the hostile keyboard with open access, under `budget` MiB: the scene's
+    /// prefix and `text`, then `key`.
+    static func typeHostile(_ scene: Scene, budget: String, text: String, key: String) throws -> Typed {
+        let r = try scene.world.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", budget, "--json", "--text",
+                                     scene.prefix + text, key], extraEnvironment: scene.env)
+        let json = try? JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any]
+        return (r.status, r.out, r.err, json?["text"] as? String ?? "", json?["peakFootprintBytes"] as? Int ?? 0)
     }
 
     /// `kbhost type` of the hostile keyboard with `keys` (after the scene's prefix), calling `look`

@@ -95,7 +95,7 @@ extension Governor {
                 if socketsDue {
                     let began = Sys.monotonicNanoseconds()
                     let own = Descriptors.sockets(of: pid)
-                    if let relay, let own, let all = relay.namespaceSockets(descriptors: Array(zip(own.numbers, own.inodeOfEach)), of: pidfd) {
+                    if let relay, let own, let all = relay.namespaceSockets(descriptors: own.each, of: pidfd) {
                         // In a network of its own: every socket there is its own, one dump.
                         count.sockets = all + relay.held()
                     } else if let own {

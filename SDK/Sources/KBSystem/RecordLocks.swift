@@ -102,14 +102,14 @@ public struct Descriptors: Sendable {
         }
     }
 
-    /// Only its sockets: the numbers of its descriptors whose /proc/PID/fd link reads "socket:[INODE]",
-    /// and those inodes. One readlink a descriptor (at most 256), never its fdinfo, whose length grows
+    /// Only its sockets: its descriptors whose /proc/PID/fd link reads "socket:[INODE]", each with
+    /// that inode. One readlink a descriptor (at most 256), never its fdinfo, whose length grows
     /// with the locks it holds: the count of its sockets stays quick whatever else it holds.
-    public static func sockets(of pid: Int32) -> (numbers: [Int32], inodes: Set<UInt64>, inodeOfEach: [UInt64])? {
+    public static func sockets(of pid: Int32) -> SocketDescriptors? {
         guard let dir = opendir("/proc/\(pid)/fd") else { return nil }
         defer { closedir(dir) }
         let folder = dirfd(dir)
-        var numbers: [Int32] = [], inodes: Set<UInt64> = [], inodeOfEach: [UInt64] = []
+        var found: [(number: Int32, inode: UInt64)] = []
         var target = [CChar](repeating: 0, count: 40)
         while let entry = readdir(dir) {
             var number: Int32 = 0
@@ -121,11 +121,9 @@ public struct Descriptors: Sendable {
             guard n > 9, memcmp(target, socketPrefix, 8) == 0 else { continue }
             var inode: UInt64 = 0
             for i in 8..<n { let c = UInt8(bitPattern: target[i]); if c >= 48 && c <= 57 { inode = inode &* 10 &+ UInt64(c - 48) } }
-            numbers.append(number)
-            inodes.insert(inode)
-            inodeOfEach.append(inode)
+            found.append((number, inode))
         }
-        return (numbers, inodes, inodeOfEach)
+        return SocketDescriptors(each: found)
     }
 
     /// Whether descriptor `number` of process `pid` is a socket, by its /proc link (no descriptor is taken).
@@ -138,4 +136,11 @@ public struct Descriptors: Sendable {
     private static let socketPrefix = Array("socket:[".utf8CString)
     private static let lock = Array("lock:".utf8)
     private static let ino = Array("ino:".utf8)
+}
+
+/// A process's socket descriptors (`Descriptors.sockets(of:)`): each one's number and inode.
+public struct SocketDescriptors: Sendable {
+    public let each: [(number: Int32, inode: UInt64)]
+    public var numbers: [Int32] { each.map(\.number) }
+    public var inodes: Set<UInt64> { Set(each.map(\.inode)) }
 }
