@@ -187,6 +187,7 @@ HIDDEN void try_proc_task(hostile *self);
 HIDDEN void try_pass_fd(hostile *self);
 HIDDEN void try_wide_level(hostile *self);
 HIDDEN void try_linger(hostile *self);
+HIDDEN void try_user_timeout(hostile *self);
 HIDDEN void try_vmas(hostile *self);
 
 #endif

@@ -259,6 +259,19 @@ void try_linger(hostile *self) {
     report_ok(self, "linger", "set SO_LINGER to %ld s", 1000);
 }
 
+/* TCP_USER_TIMEOUT of an hour: what a connection closed with data unsent keeps after the
+   keyboard has ended, where nothing destroys it (fourteenth red team, F1). */
+void try_user_timeout(hostile *self) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) { report_errno(self, "user-timeout", errno); return; }
+    unsigned timeout = 3600000;
+    int r = setsockopt(fd, IPPROTO_TCP, 18 /* TCP_USER_TIMEOUT */, &timeout, sizeof timeout);
+    int e = errno;
+    close(fd);
+    if (r < 0) { report_errno(self, "user-timeout", e); return; }
+    report_ok(self, "user-timeout", "set TCP_USER_TIMEOUT to %u s", timeout / 1000);
+}
+
 /* "vmas N": N one-page private mappings of a file in its container, alternating protections so
    that none merges (20,000 unless told), held a second: each is kernel memory, and a governor
    that reads them all to find deleted files pays for every one (ninth red team, L). */

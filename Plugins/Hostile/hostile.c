@@ -118,7 +118,7 @@ static const struct attempt {
     {"rt", "rt", try_rt}, {"hidden-dir", "hiddenDir", try_hidden_dir}, {"umask", "umask", try_umask},
     {"md5sig", "md5sig", try_md5sig}, {"mcast", "mcast", try_mcast}, {"ri", "ri", try_ri},
     {"proc-task", "procTask", try_proc_task}, {"pass-fd", "passFd", try_pass_fd}, {"wide-level", "wideLevel", try_wide_level},
-    {"linger", "linger", try_linger}, {"vmas", "vmas", try_vmas},
+    {"linger", "linger", try_linger}, {"vmas", "vmas", try_vmas}, {"user-timeout", "userTimeout", try_user_timeout},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])
 

@@ -13,6 +13,7 @@
 #include <linux/capability.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,6 +81,8 @@ static void answer(void *context, long value) {
 
 // A socket's buffer size, which setsockopt may not change: its name, or NULL.
 static const char *buffer_option(long level, long name) {
+    /* kept by what it closes with data unsent, after it ends (allowlist.c) */
+    if (level == IPPROTO_TCP && name == 18) return "setsockopt(TCP_USER_TIMEOUT)";
     if (level != SOL_SOCKET) return NULL;
     switch (name) {
     case SO_SNDBUF: return "setsockopt(SO_SNDBUF)";

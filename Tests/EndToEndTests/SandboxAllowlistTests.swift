@@ -142,9 +142,16 @@ extension SandboxTests {
         #expect(killed.err.contains("in its sockets' queues"), "the kill says where the memory was: \(killed.err)")
     }
 
-    /// A TCP listener on 127.0.0.1 that accepts nothing and reads nothing.
-    static func quietServer(backlog: Int32) throws -> (fd: Int32, port: UInt16) {
+    /// A TCP listener on 127.0.0.1 that accepts nothing and reads nothing. With `narrow`, what it
+    /// takes in before its peers must stop is small (a 4 KiB receive buffer, a 536-byte segment,
+    /// inherited by its connections): a client's data waits on the client's side.
+    static func quietServer(backlog: Int32, narrow: Bool = false) throws -> (fd: Int32, port: UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        if narrow {
+            var buffer: Int32 = 4096, segment: Int32 = 536
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer, socklen_t(MemoryLayout<Int32>.size))
+            _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_MAXSEG, &segment, socklen_t(MemoryLayout<Int32>.size))
+        }
         var a = sockaddr_in()
         a.sin_family = sa_family_t(AF_INET)
         a.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian

@@ -210,14 +210,18 @@ extension SandboxTests {
         let o = try scene.attempt(["pass-fd"])
         if kernelRefuses { #expect(o["pass-fd"] == SandboxTests.seccomp, "\(o["pass-fd"] ?? "nothing")") }
         #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0)
-        let open = try scene.attempt(["wide-level", "pass-fd", "linger"])
+        let open = try scene.attempt(["wide-level", "pass-fd", "linger", "user-timeout"])
         #expect(open["wide-level"] == SandboxTests.seccomp, "\(open["wide-level"] ?? "nothing")")
         // SO_LINGER: a lingering close waits for its peer, and the governor, counting the socket
         // through its own copy, once held the last reference: its close waited forever (ninth red team, K).
         #expect(open["linger"] == SandboxTests.seccomp, "\(open["linger"] ?? "nothing")")
+        // TCP_USER_TIMEOUT: what a connection closed with data unsent keeps once the keyboard has
+        // ended, where the host cannot destroy it (fourteenth red team, F1: an hour).
+        #expect(open["user-timeout"] == SandboxTests.seccomp, "\(open["user-timeout"] ?? "nothing")")
         if kernelRefuses { #expect(open["pass-fd"] == SandboxTests.seccomp, "\(open["pass-fd"] ?? "nothing")") }
-        let control = try scene.attemptUnsandboxed(["wide-level", "pass-fd", "linger"])
+        let control = try scene.attemptUnsandboxed(["wide-level", "pass-fd", "linger", "user-timeout"])
         #expect(control["linger"] == "allowed: set SO_LINGER to 1000 s", "\(control["linger"] ?? "nothing")")
+        #expect(control["user-timeout"] == "allowed: set TCP_USER_TIMEOUT to 3600 s", "\(control["user-timeout"] ?? "nothing")")
         #expect(control["wide-level"] == "allowed: set SO_RCVBUF to 8388608 through a wide level", "\(control["wide-level"] ?? "nothing")")
         if kernelRefuses {
             #expect(control["pass-fd"] == SandboxTests.seccomp, "the host's end refuses with the sandbox off too: \(control["pass-fd"] ?? "nothing")")

@@ -201,69 +201,154 @@ static int inode_index(const unsigned long long *sorted, int count, unsigned lon
     return -1;
 }
 
+/* One sock_diag dump of the sockets of `family` and `protocol` in `states` (with the extensions
+   `extensions` asks for), read into `buffer`: `each` is called with every socket listed. A dump
+   the kernel says was interrupted (sockets came and went while it walked its tables: some may be
+   missing) fails with EAGAIN; a kernel without that kind's sock_diag lists none. 0, or -1 with errno. */
+static unsigned diag_sequence;  // one for all threads: a count replaced while stuck may still be dumping
+typedef struct { struct nlmsghdr header; struct inet_diag_req_v2 request; } diag_request;
+
+static diag_request diag_make(unsigned short type, unsigned short flags, unsigned char family, unsigned char protocol, unsigned states) {
+    diag_request ask;
+    memset(&ask, 0, sizeof ask);
+    ask.header.nlmsg_len = sizeof ask;
+    ask.header.nlmsg_type = type;
+    ask.header.nlmsg_flags = NLM_F_REQUEST | flags;
+    ask.header.nlmsg_seq = __atomic_add_fetch(&diag_sequence, 1, __ATOMIC_RELAXED);
+    ask.request.sdiag_family = family;
+    ask.request.sdiag_protocol = protocol;
+    ask.request.idiag_states = states;
+    return ask;
+}
+
+static int diag_dump(int diag, unsigned char family, unsigned char protocol, unsigned states, unsigned char extensions,
+                     char *buffer, size_t buffer_size, void (*each)(const struct inet_diag_msg *, int length, void *), void *context) {
+    diag_request ask = diag_make(SOCK_DIAG_BY_FAMILY, NLM_F_DUMP, family, protocol, states);
+    ask.request.idiag_ext = extensions;
+    struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+    if (sendto(diag, &ask, sizeof ask, 0, (struct sockaddr *)&kernel, sizeof kernel) != (ssize_t)sizeof ask) return -1;
+    for (;;) {
+        struct sockaddr_nl from;
+        socklen_t from_length = sizeof from;
+        // As large as the kernel's messages may be (it sizes them after the largest read, up to
+        // 32 KiB): a smaller read would cut one and lose the sockets in it.
+        ssize_t received = recvfrom(diag, buffer, buffer_size, 0, (struct sockaddr *)&from, &from_length);
+        if (received < 0) { if (errno == EINTR) continue; return -1; }  // SO_RCVTIMEO: EAGAIN
+        if (received == 0) return -1;
+        if (from.nl_pid != 0) continue;  // only the kernel's answers
+        int n = (int)received;
+        for (struct nlmsghdr *h = (struct nlmsghdr *)buffer; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+            if (h->nlmsg_seq != ask.header.nlmsg_seq) continue;
+            if (h->nlmsg_flags & NLM_F_DUMP_INTR) { errno = EAGAIN; return -1; }
+            if (h->nlmsg_type == NLMSG_DONE) return 0;
+            if (h->nlmsg_type == NLMSG_ERROR) {
+                struct nlmsgerr *e = NLMSG_DATA(h);
+                // A kernel without UDP's (or IPv6's) sock_diag: that kind has no sockets to show.
+                if (e->error == -ENOENT || e->error == -EAFNOSUPPORT || e->error == -EOPNOTSUPP) return 0;
+                errno = -e->error;
+                return -1;
+            }
+            if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY) continue;
+            each(NLMSG_DATA(h), (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof(struct inet_diag_msg)), context);
+        }
+    }
+}
+
+struct memory_count { const unsigned long long *known; int known_count; unsigned char *seen; long long total; int count; };
+
+static void count_memory(const struct inet_diag_msg *m, int length, void *context) {
+    struct memory_count *c = context;
+    if (m->idiag_inode != 0 && c->known_count > 0) {
+        int at = inode_index(c->known, c->known_count, m->idiag_inode);
+        if (at >= 0) c->seen[at] = 1;
+    }
+    for (const struct rtattr *a = (const struct rtattr *)(m + 1); RTA_OK(a, length); a = RTA_NEXT(a, length)) {
+        if (a->rta_type != INET_DIAG_SKMEMINFO || RTA_PAYLOAD(a) < SK_MEMINFO_VARS * sizeof(unsigned)) continue;
+        const unsigned *v = RTA_DATA(a);
+        unsigned sent = v[SK_MEMINFO_WMEM_QUEUED] > v[SK_MEMINFO_WMEM_ALLOC] ? v[SK_MEMINFO_WMEM_QUEUED] : v[SK_MEMINFO_WMEM_ALLOC];
+        c->total += (long long)v[SK_MEMINFO_RMEM_ALLOC] + sent + v[SK_MEMINFO_BACKLOG];
+        c->count++;
+    }
+}
+
 int kbs_diag_socket_memory(int diag, const unsigned long long *known, int known_count, unsigned char *seen,
                            long long *bytes, int *sockets) {
     static const int kinds[4][2] = { {AF_INET, IPPROTO_TCP}, {AF_INET6, IPPROTO_TCP}, {AF_INET, IPPROTO_UDP}, {AF_INET6, IPPROTO_UDP} };
-    static unsigned sequence;  // one for all threads: a count replaced while stuck may still be dumping
-    long long total = 0;
-    int count = 0;
+    static __thread char buffer[32768] __attribute__((aligned(4)));
+    struct memory_count c = { known, known_count, seen, 0, 0 };
     char stale[4096];
     while (recv(diag, stale, sizeof stale, MSG_DONTWAIT) > 0) {}  // what an interrupted dump left
-    for (int k = 0; k < 4; k++) {
-        struct { struct nlmsghdr header; struct inet_diag_req_v2 request; } ask;
-        memset(&ask, 0, sizeof ask);
-        ask.header.nlmsg_len = sizeof ask;
-        ask.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-        ask.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-        ask.header.nlmsg_seq = __atomic_add_fetch(&sequence, 1, __ATOMIC_RELAXED);
-        ask.request.sdiag_family = (unsigned char)kinds[k][0];
-        ask.request.sdiag_protocol = (unsigned char)kinds[k][1];
-        ask.request.idiag_states = ~0u;
-        ask.request.idiag_ext = 1 << (INET_DIAG_SKMEMINFO - 1);
-        struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-        if (sendto(diag, &ask, sizeof ask, 0, (struct sockaddr *)&kernel, sizeof kernel) != (ssize_t)sizeof ask) return -1;
-        int done = 0;
-        while (!done) {
-            static __thread char buffer[32768] __attribute__((aligned(4)));
-            struct sockaddr_nl from;
-            socklen_t from_length = sizeof from;
-            ssize_t received = recvfrom(diag, buffer, sizeof buffer, 0, (struct sockaddr *)&from, &from_length);
-            if (received < 0) { if (errno == EINTR) continue; return -1; }  // SO_RCVTIMEO: EAGAIN
-            if (received == 0) return -1;
-            if (from.nl_pid != 0) continue;  // only the kernel's answers
-            int n = (int)received;
-            for (struct nlmsghdr *h = (struct nlmsghdr *)buffer; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
-                if (h->nlmsg_seq != ask.header.nlmsg_seq) continue;
-                // Sockets came and went while the kernel walked its tables: some may be missing.
-                if (h->nlmsg_flags & NLM_F_DUMP_INTR) { errno = EAGAIN; return -1; }
-                if (h->nlmsg_type == NLMSG_DONE) { done = 1; break; }
-                if (h->nlmsg_type == NLMSG_ERROR) {
-                    struct nlmsgerr *e = NLMSG_DATA(h);
-                    // A kernel without UDP's (or IPv6's) sock_diag: that kind has no sockets to show.
-                    if (e->error == -ENOENT || e->error == -EAFNOSUPPORT || e->error == -EOPNOTSUPP) { done = 1; break; }
-                    errno = -e->error;
-                    return -1;
-                }
-                if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY) continue;
-                struct inet_diag_msg *m = NLMSG_DATA(h);
-                int length = (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof *m);
-                if (m->idiag_inode != 0 && known_count > 0) {
-                    int at = inode_index(known, known_count, m->idiag_inode);
-                    if (at >= 0) seen[at] = 1;
-                }
-                for (struct rtattr *a = (struct rtattr *)(m + 1); RTA_OK(a, length); a = RTA_NEXT(a, length)) {
-                    if (a->rta_type != INET_DIAG_SKMEMINFO || RTA_PAYLOAD(a) < SK_MEMINFO_VARS * sizeof(unsigned)) continue;
-                    const unsigned *v = RTA_DATA(a);
-                    unsigned sent = v[SK_MEMINFO_WMEM_QUEUED] > v[SK_MEMINFO_WMEM_ALLOC] ? v[SK_MEMINFO_WMEM_QUEUED] : v[SK_MEMINFO_WMEM_ALLOC];
-                    total += (long long)v[SK_MEMINFO_RMEM_ALLOC] + sent + v[SK_MEMINFO_BACKLOG];
-                    count++;
-                }
-            }
-        }
-    }
-    *bytes = total;
-    if (sockets) *sockets = count;
+    for (int k = 0; k < 4; k++)
+        if (diag_dump(diag, (unsigned char)kinds[k][0], (unsigned char)kinds[k][1], ~0u, 1 << (INET_DIAG_SKMEMINFO - 1),
+                      buffer, sizeof buffer, count_memory, &c) < 0) return -1;
+    *bytes = c.total;
+    if (sockets) *sockets = c.count;
     return 0;
 }
 
+/* One request and its answer on a sock_diag socket: 0 when the kernel acknowledged it. */
+static int diag_ask(int diag, void *request, size_t length, unsigned sequence) {
+    struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+    if (sendto(diag, request, length, 0, (struct sockaddr *)&kernel, sizeof kernel) != (ssize_t)length) return -1;
+    for (;;) {
+        char buffer[4096] __attribute__((aligned(4)));
+        struct sockaddr_nl from;
+        socklen_t from_length = sizeof from;
+        ssize_t received = recvfrom(diag, buffer, sizeof buffer, 0, (struct sockaddr *)&from, &from_length);
+        if (received < 0) { if (errno == EINTR) continue; return -1; }
+        if (received == 0) return -1;
+        if (from.nl_pid != 0) continue;
+        int n = (int)received;
+        for (struct nlmsghdr *h = (struct nlmsghdr *)buffer; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+            if (h->nlmsg_seq != sequence || h->nlmsg_type != NLMSG_ERROR) continue;
+            struct nlmsgerr *e = NLMSG_DATA(h);
+            if (e->error == 0) return 0;
+            errno = -e->error;
+            return -1;
+        }
+    }
+}
+
+enum { most_destroyed = 4096 };
+struct found_sockets { int count; struct { unsigned char family; struct inet_diag_sockid id; } at[most_destroyed]; };
+
+static void note_socket(const struct inet_diag_msg *m, int length, void *context) {
+    (void)length;
+    struct found_sockets *f = context;
+    if (f->count == most_destroyed) return;
+    f->at[f->count].family = m->idiag_family;
+    f->at[f->count].id = m->id;  // its cookie included: only that very socket is destroyed
+    f->count++;
+}
+
+int kbs_diag_destroy_tcp(int diag, int *destroyed) {
+    const size_t buffer_size = 65536;
+    struct found_sockets *found = malloc(sizeof *found);
+    char *buffer = malloc(buffer_size);
+    if (!found || !buffer) { free(found); free(buffer); errno = ENOMEM; return -1; }
+    found->count = 0;
+    int gone = 0, rc = 0;
+    char stale[4096];
+    while (recv(diag, stale, sizeof stale, MSG_DONTWAIT) > 0) {}
+    // Every TCP socket but those in TIME-WAIT and half-open requests (which hold no queue and
+    // which the kernel does not destroy this way), IPv4 then IPv6.
+    const unsigned states = ~((1u << 6 /* TCP_TIME_WAIT */) | (1u << 12 /* TCP_NEW_SYN_RECV */));
+    if (diag_dump(diag, AF_INET, IPPROTO_TCP, states, 0, buffer, buffer_size, note_socket, found) < 0 ||
+        diag_dump(diag, AF_INET6, IPPROTO_TCP, states, 0, buffer, buffer_size, note_socket, found) < 0) rc = -1;
+    for (int i = 0; rc == 0 && i < found->count; i++) {
+        diag_request ask = diag_make(SOCK_DESTROY, NLM_F_ACK, found->at[i].family, IPPROTO_TCP, ~0u);
+        ask.request.id = found->at[i].id;
+        if (diag_ask(diag, &ask, sizeof ask, ask.header.nlmsg_seq) == 0) gone++;
+        else if (errno != ENOENT) rc = -1;  // EOPNOTSUPP: a kernel without CONFIG_INET_DIAG_DESTROY
+    }
+    int saved = errno;
+    free(found);
+    free(buffer);
+    errno = saved;
+    if (destroyed) *destroyed = gone;
+    return rc;
+}
+
 int kbs_pidfd_getfd(int pidfd, int fd) { return (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0); }
+
+int kbs_join_network(int fd) { return setns(fd, CLONE_NEWNET); }

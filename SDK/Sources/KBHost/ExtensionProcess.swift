@@ -195,6 +195,15 @@ public final class ExtensionProcess {
             // tests' control pretends it away: KBHOST_SANDBOX_PRETEND_MISSING naming socket-diagnostics).
             let pretend = getenv("KBHOST_SANDBOX_PRETEND_MISSING").map { String(cString: $0).split(separator: ",").contains("socket-diagnostics") } ?? false
             let diagnostics = keyboardPidfd >= 0 && !pretend ? Sys.takeDiagnosticsSocket(ExtensionProcess.launcherDiagnosticsDescriptor, of: pidfd) ?? -1 : -1
+            // What the keyboard leaves in its network when it ends goes with the relay (`sweepsOnStop`),
+            // through copies of its own (taken first: the governor closes its socket when it drops the count).
+            if diagnostics >= 0, let sweeper = try? Sys.duplicate(diagnostics, atLeast: 3) {
+                if let keyboard = try? Sys.duplicate(keyboardPidfd, atLeast: 3) {
+                    relay.sweepsOnStop(diagnostics: sweeper, keyboardPidfd: keyboard)
+                } else {
+                    Sys.close(sweeper)
+                }
+            }
             Governor.shared.countRelay(of: pid, relay: relay, diagnostics: diagnostics)
             // The relay ends the moment the keyboard does, not at the host's next call: a keyboard the
             // governor killed while the host waited for a person left it running, with every socket

@@ -55,6 +55,14 @@ public enum SocketBuffers {
         return Int(bytes) + rest
     }
 
+    /// Destroys every TCP socket left in the network namespace `diagnostics` was made in (but those
+    /// in TIME-WAIT), as `ss -K` does (`kbs_diag_destroy_tcp`): how many went, or the kernel's refusal.
+    public static func destroyConnections(inNamespaceOf diagnostics: Int32) throws(SystemError) -> Int {
+        var destroyed: Int32 = 0
+        guard kbs_diag_destroy_tcp(diagnostics, &destroyed) == 0 else { throw SystemError("SOCK_DESTROY", errno: errno) }
+        return Int(destroyed)
+    }
+
     /// The bytes in the send and receive queues of the sockets among `inodes`,
     /// from the tables of the network namespace `pid` is in (/proc/PID/net/tcp,
     /// tcp6, udp, udp6: "tx_queue:rx_queue" in hex, with the socket's inode). A

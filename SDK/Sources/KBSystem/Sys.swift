@@ -159,6 +159,12 @@ public enum Sys {
         return copy
     }
 
+    /// Moves the calling thread (it alone) into the network namespace `fd` names: what it reads of
+    /// /proc/thread-self/net is then that network's.
+    public static func joinNetwork(_ fd: Int32) throws(SystemError) {
+        _ = try check("setns(CLONE_NEWNET)") { kbs_join_network(fd) }
+    }
+
     /// Sends a signal through a pidfd; ESRCH (already gone) is not an error.
     public static func pidfdSendSignal(_ pidfd: Int32, _ signal: Int32) throws(SystemError) {
         let r = kbs_pidfd_send_signal(pidfd, signal)

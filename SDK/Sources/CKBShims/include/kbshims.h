@@ -51,6 +51,14 @@ int kbs_pidfd_getfd(int pidfd, int fd);
    inodes (sorted) the dump listed, so that the others can be asked by descriptor. 0, or -1 with errno. */
 int kbs_diag_socket_memory(int diag, const unsigned long long *known, int known_count, unsigned char *seen,
                            long long *bytes, int *sockets);
+/* Destroys (SOCK_DESTROY: reset, queues freed) every TCP socket of the network namespace the
+   sock_diag socket `diag` was made in, but those in TIME-WAIT: for a keyboard's network once the
+   keyboard has ended, where what it closed with data still to send would otherwise stay for
+   minutes as orphans nobody counts. *destroyed is how many went. 0, or -1 with errno (EOPNOTSUPP
+   on a kernel built without CONFIG_INET_DIAG_DESTROY, EPERM without CAP_NET_ADMIN there). */
+int kbs_diag_destroy_tcp(int diag, int *destroyed);
+/* Moves the calling thread into the network namespace `fd` names (setns). */
+int kbs_join_network(int fd);
 int kbs_socket_queued(int pidfd, int fd, long long *bytes, int relay);
 /* (relay: a TCP socket is set to be reset when it is closed, SO_LINGER {1, 0}, rather than kept
    by the kernel as an orphan with what it still had to send.) */
