@@ -62,13 +62,13 @@ static void close_from_to(unsigned first, unsigned last) {
 
 // Closes every descriptor but stderr and the two given (-1: none), in a few
 // close_range calls rather than a thousand closes.
-static void close_all_but(int keep1, int keep2) {
-    int keep[3] = { 2, keep1, keep2 };
-    for (int i = 0; i < 3; i++)  // sorted, three items
-        for (int j = i + 1; j < 3; j++)
+static void close_all_but(int keep1, int keep2, int keep3) {
+    int keep[4] = { 2, keep1, keep2, keep3 };
+    for (int i = 0; i < 4; i++)  // sorted, four items
+        for (int j = i + 1; j < 4; j++)
             if (keep[j] < keep[i]) { int t = keep[i]; keep[i] = keep[j]; keep[j] = t; }
     unsigned from = 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         if (keep[i] < 0 || (unsigned)keep[i] < from) continue;
         if ((unsigned)keep[i] > from) close_from_to(from, (unsigned)keep[i] - 1);
         from = (unsigned)keep[i] + 1;
@@ -141,11 +141,23 @@ int kbh_isolate_start(bool private_network, bool own_socket_tables, char *err, s
     // kernel charges it, a closed one with data still queued included (see kbs_diag_socket_memory).
     // Moved to its number before anything else is made here (the status pipe could take it) and
     // before the fork: the host may ask for it the moment the keyboard says hello.
-    int diag = private_network ? socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG) : -1;
-    if (diag >= 0 && diag != KBH_LAUNCHER_DIAG_FD) {
-        int moved = dup3(diag, KBH_LAUNCHER_DIAG_FD, O_CLOEXEC);
-        close(diag);
-        diag = moved;
+    // A second one, KBH_LAUNCHER_SWEEP_FD, is the host's to destroy what the keyboard leaves in that
+    // network when it ends (UserNetwork.sweepsOnStop): a socket of its own, since a dump asked on
+    // a socket another dump is using is refused (EBUSY) and the two would read each other's answers.
+    int diag = -1, sweep = -1;
+    if (private_network) {
+        diag = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+        if (diag >= 0 && diag != KBH_LAUNCHER_DIAG_FD) {
+            int moved = dup3(diag, KBH_LAUNCHER_DIAG_FD, O_CLOEXEC);
+            close(diag);
+            diag = moved;
+        }
+        sweep = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+        if (sweep >= 0 && sweep != KBH_LAUNCHER_SWEEP_FD) {
+            int moved = dup3(sweep, KBH_LAUNCHER_SWEEP_FD, O_CLOEXEC);
+            close(sweep);
+            sweep = moved;
+        }
     }
 
     int status_pipe[2];
@@ -160,7 +172,7 @@ int kbh_isolate_start(bool private_network, bool own_socket_tables, char *err, s
     }
     if (init > 0) {
         // The launcher: keeps nothing of the keyboard's, waits, ends as it ended.
-        close_all_but(status_pipe[0], diag);
+        close_all_but(status_pipe[0], diag, sweep);
         int status = -1;
         ssize_t got = 0;
         while (got < (ssize_t)sizeof status) {
@@ -174,11 +186,12 @@ int kbh_isolate_start(bool private_network, bool own_socket_tables, char *err, s
     }
     // The init: pid 1 of the new PID namespace.
     if (diag >= 0) close(diag);  // the launcher's alone
+    if (sweep >= 0) close(sweep);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     pid_t keyboard = fork();
     if (keyboard < 0) _exit(71);
     if (keyboard > 0) {
-        close_all_but(status_pipe[1], -1);
+        close_all_but(status_pipe[1], -1, -1);
         int status = wait_for(keyboard);
         (void)!write(status_pipe[1], &status, sizeof status);
         _exit(0);

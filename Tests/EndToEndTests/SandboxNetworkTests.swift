@@ -249,7 +249,11 @@ extension SandboxTests {
             return (left, later)
         }
         let lots = { (l: Left) in l.count >= 10 && l.queued > 5_000_000 }
-        let control = try run(["KBHOST_SANDBOX_PRETEND_MISSING": "socket-diagnostics,relay-narrowing"]) { _ in usleep(6_000_000); return false }
+        var since: Int64?  // the control's table is read again once 6 s have passed since the session's end
+        let control = try run(["KBHOST_SANDBOX_PRETEND_MISSING": "socket-diagnostics,relay-narrowing"]) { _ in
+            let now = Sys.monotonicNanoseconds()
+            return now - (since ?? { since = now; return now }()) < 6_000_000_000
+        }
         let kept = try #require(control.later, "the test held the keyboard's network")
         #expect(lots(kept), "the control: its connections outlive it by seconds, queues and all (\(kept))")
         let fallback = try run(["KBHOST_SANDBOX_PRETEND_MISSING": "socket-diagnostics"]) { $0.count > 0 }

@@ -326,27 +326,35 @@ int kbs_diag_destroy_tcp(int diag, int *destroyed) {
     struct found_sockets *found = malloc(sizeof *found);
     char *buffer = malloc(buffer_size);
     if (!found || !buffer) { free(found); free(buffer); errno = ENOMEM; return -1; }
-    found->count = 0;
-    int gone = 0, rc = 0;
+    int gone = 0, first_error = 0;
     char stale[4096];
     while (recv(diag, stale, sizeof stale, MSG_DONTWAIT) > 0) {}
     // Every TCP socket but those in TIME-WAIT and half-open requests (which hold no queue and
-    // which the kernel does not destroy this way), IPv4 then IPv6.
+    // which the kernel does not destroy this way), IPv4 then IPv6; again while a round found as
+    // many as it can hold (a few rounds at most: the keyboard has ended, nothing makes more).
     const unsigned states = ~((1u << 6 /* TCP_TIME_WAIT */) | (1u << 12 /* TCP_NEW_SYN_RECV */));
-    if (diag_dump(diag, AF_INET, IPPROTO_TCP, states, 0, buffer, buffer_size, note_socket, found) < 0 ||
-        diag_dump(diag, AF_INET6, IPPROTO_TCP, states, 0, buffer, buffer_size, note_socket, found) < 0) rc = -1;
-    for (int i = 0; rc == 0 && i < found->count; i++) {
-        diag_request ask = diag_make(SOCK_DESTROY, NLM_F_ACK, found->at[i].family, IPPROTO_TCP, ~0u);
-        ask.request.id = found->at[i].id;
-        if (diag_ask(diag, &ask, sizeof ask, ask.header.nlmsg_seq) == 0) gone++;
-        else if (errno != ENOENT) rc = -1;  // EOPNOTSUPP: a kernel without CONFIG_INET_DIAG_DESTROY
+    for (int round = 0; round < 8; round++) {
+        found->count = 0;
+        // What one family's dump found is destroyed even when the other's failed.
+        if (diag_dump(diag, AF_INET, IPPROTO_TCP, states, 0, buffer, buffer_size, note_socket, found) < 0 && !first_error) first_error = errno;
+        if (diag_dump(diag, AF_INET6, IPPROTO_TCP, states, 0, buffer, buffer_size, note_socket, found) < 0 && !first_error) first_error = errno;
+        int stop = 0;
+        for (int i = 0; i < found->count && !stop; i++) {
+            diag_request ask = diag_make(SOCK_DESTROY, NLM_F_ACK, found->at[i].family, IPPROTO_TCP, ~0u);
+            ask.request.id = found->at[i].id;  // its cookie included: that very socket or none
+            if (diag_ask(diag, &ask, sizeof ask, ask.header.nlmsg_seq) == 0) { gone++; continue; }
+            if (errno == ENOENT) continue;  // gone meanwhile
+            if (!first_error) first_error = errno;
+            // A kernel without CONFIG_INET_DIAG_DESTROY, or no right to: none will go. Else the next.
+            stop = errno == EOPNOTSUPP || errno == EPERM;
+        }
+        if (stop || found->count < most_destroyed) break;
     }
-    int saved = errno;
     free(found);
     free(buffer);
-    errno = saved;
     if (destroyed) *destroyed = gone;
-    return rc;
+    if (first_error) { errno = first_error; return -1; }
+    return 0;
 }
 
 int kbs_pidfd_getfd(int pidfd, int fd) { return (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0); }

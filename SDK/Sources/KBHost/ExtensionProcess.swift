@@ -196,8 +196,9 @@ public final class ExtensionProcess {
             let pretend = getenv("KBHOST_SANDBOX_PRETEND_MISSING").map { String(cString: $0).split(separator: ",").contains("socket-diagnostics") } ?? false
             let diagnostics = keyboardPidfd >= 0 && !pretend ? Sys.takeDiagnosticsSocket(ExtensionProcess.launcherDiagnosticsDescriptor, of: pidfd) ?? -1 : -1
             // What the keyboard leaves in its network when it ends goes with the relay (`sweepsOnStop`),
-            // through copies of its own (taken first: the governor closes its socket when it drops the count).
-            if diagnostics >= 0, let sweeper = try? Sys.duplicate(diagnostics, atLeast: 3) {
+            // through the launcher's second sock_diag socket (not the governor's: a count and the sweep
+            // on one socket refuse and read each other's dumps; a review of this change).
+            if diagnostics >= 0, let sweeper = Sys.takeDiagnosticsSocket(ExtensionProcess.launcherSweepDescriptor, of: pidfd) {
                 if let keyboard = try? Sys.duplicate(keyboardPidfd, atLeast: 3) {
                     relay.sweepsOnStop(diagnostics: sweeper, keyboardPidfd: keyboard)
                 } else {
@@ -218,6 +219,8 @@ public final class ExtensionProcess {
     /// Where the launcher of a keyboard with a network of its own keeps a sock_diag socket made in
     /// that network (KBH_LAUNCHER_DIAG_FD in the sandbox's header).
     static let launcherDiagnosticsDescriptor: Int32 = 200
+    /// Where it keeps a second one, for the sweep as the keyboard ends (KBH_LAUNCHER_SWEEP_FD).
+    static let launcherSweepDescriptor: Int32 = 201
 
     /// A spare becomes a keyboard's: its name in failures, its deadlines, its budget.
     func adopt(keyboardID: String, configuration: Configuration) {

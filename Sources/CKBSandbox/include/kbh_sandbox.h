@@ -67,6 +67,8 @@ int kbh_isolate_relay_network(unsigned queue_length, char *err, size_t err_size)
 /* Where the launcher of a keyboard with a network of its own keeps a sock_diag socket made in that
    network, for the host's governor (ExtensionProcess.launcherDiagnosticsDescriptor says the same). */
 #define KBH_LAUNCHER_DIAG_FD 200
+/* The host's second one there, for the sweep when the keyboard ends. */
+#define KBH_LAUNCHER_SWEEP_FD 201
 /* tap0's queue: 32 packets of at most 64 KiB (the relay's MTU), 2 MiB no socket holds. */
 #define KBH_RELAY_QUEUE_LENGTH 32u
 

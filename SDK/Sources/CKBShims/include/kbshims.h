@@ -54,8 +54,9 @@ int kbs_diag_socket_memory(int diag, const unsigned long long *known, int known_
 /* Destroys (SOCK_DESTROY: reset, queues freed) every TCP socket of the network namespace the
    sock_diag socket `diag` was made in, but those in TIME-WAIT: for a keyboard's network once the
    keyboard has ended, where what it closed with data still to send would otherwise stay for
-   minutes as orphans nobody counts. *destroyed is how many went. 0, or -1 with errno (EOPNOTSUPP
-   on a kernel built without CONFIG_INET_DIAG_DESTROY, EPERM without CAP_NET_ADMIN there). */
+   minutes as orphans nobody counts. *destroyed is how many went (past a socket that could not be
+   destroyed, the others still are). 0, or -1 with the first errno (EOPNOTSUPP on a kernel built
+   without CONFIG_INET_DIAG_DESTROY, EPERM without CAP_NET_ADMIN there). */
 int kbs_diag_destroy_tcp(int diag, int *destroyed);
 /* Moves the calling thread into the network namespace `fd` names (setns). */
 int kbs_join_network(int fd);
