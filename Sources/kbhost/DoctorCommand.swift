@@ -59,6 +59,13 @@ struct Doctor: ParsableCommand {
               fix: "apt-get install slirp4netns (scripts/install-deps), and /dev/net/tun readable and writable by you "
                 + "(Debian's default); until then a keyboard with open access starts only if allowed your own network: "
                 + "kbhost protection ID allow user-network")
+        // What an open-access keyboard leaves in its network as it ends (connections closed with
+        // data unsent) is destroyed then; a kernel that cannot leaves it to give up on its own.
+        let pretendNoSweep = getenv("KBHOST_SANDBOX_PRETEND_MISSING").map { String(cString: $0).split(separator: ",").contains("socket-diagnostics") } ?? false
+        let sweeps = !pretendNoSweep && SocketBuffers.destroySupported == true
+        check("budget: socket-sweep", required: false, sweeps,
+              "what an open-access keyboard leaves in its network is destroyed as it ends (sock_diag SOCK_DESTROY)",
+              fix: "a kernel with CONFIG_INET_DIAG_DESTROY; without it such connections give up on their own after one retry, in seconds")
         var pidfdOK = false
         if let fd = try? Sys.pidfdOpen(getpid()) { pidfdOK = true; Sys.close(fd) }
         check("budget: pidfd", pidfdOK, "pidfd_open (the governor kills through pidfds)", fix: "Linux 5.3 or later")

@@ -360,3 +360,18 @@ int kbs_diag_destroy_tcp(int diag, int *destroyed) {
 int kbs_pidfd_getfd(int pidfd, int fd) { return (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0); }
 
 int kbs_join_network(int fd) { return setns(fd, CLONE_NEWNET); }
+
+int kbs_socket_destroy_supported(void) {
+    int diag = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    if (diag < 0) return -1;
+    struct timeval second = { 1, 0 };
+    (void)setsockopt(diag, SOL_SOCKET, SO_RCVTIMEO, &second, sizeof second);
+    // A socket that cannot exist (all zeros, no cookie): the kernel looks it up before any
+    // question of rights, so ENOENT says it would destroy one, EOPNOTSUPP that it cannot.
+    diag_request ask = diag_make(SOCK_DESTROY, NLM_F_ACK, AF_INET, IPPROTO_TCP, ~0u);
+    int rc = diag_ask(diag, &ask, sizeof ask, ask.header.nlmsg_seq);
+    int e = errno;
+    close(diag);
+    if (rc == 0 || e == ENOENT) return 1;
+    return e == EOPNOTSUPP ? 0 : -1;
+}

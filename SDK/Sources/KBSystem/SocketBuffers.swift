@@ -55,6 +55,16 @@ public enum SocketBuffers {
         return Int(bytes) + rest
     }
 
+    /// Whether this kernel can destroy sockets that way (CONFIG_INET_DIAG_DESTROY); nil when it
+    /// cannot be told (no sock_diag). `kbhost doctor` says so.
+    public static var destroySupported: Bool? {
+        switch kbs_socket_destroy_supported() {
+        case 1: return true
+        case 0: return false
+        default: return nil
+        }
+    }
+
     /// Destroys every TCP socket left in the network namespace `diagnostics` was made in (but those
     /// in TIME-WAIT), as `ss -K` does (`kbs_diag_destroy_tcp`): how many went, or the kernel's refusal.
     public static func destroyConnections(inNamespaceOf diagnostics: Int32) throws(SystemError) -> Int {

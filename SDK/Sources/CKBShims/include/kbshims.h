@@ -58,6 +58,9 @@ int kbs_diag_socket_memory(int diag, const unsigned long long *known, int known_
    destroyed, the others still are). 0, or -1 with the first errno (EOPNOTSUPP on a kernel built
    without CONFIG_INET_DIAG_DESTROY, EPERM without CAP_NET_ADMIN there). */
 int kbs_diag_destroy_tcp(int diag, int *destroyed);
+/* Whether this kernel destroys sockets through sock_diag (CONFIG_INET_DIAG_DESTROY): 1, 0, or -1
+   when it cannot be told (no sock_diag). */
+int kbs_socket_destroy_supported(void);
 /* Moves the calling thread into the network namespace `fd` names (setns). */
 int kbs_join_network(int fd);
 int kbs_socket_queued(int pidfd, int fd, long long *bytes, int relay);
