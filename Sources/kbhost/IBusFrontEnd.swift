@@ -70,7 +70,7 @@ final class IBusFrontEnd {
     /// document, back and forth, in one action made this engine queue millions of key events
     /// (1.7 GB, the desktop's typing stuck for minutes). One delivery forwards at most this many.
     static let maxMovesPerDelivery = 1000
-    var movesLeft = 0
+    var movesLeft = maxMovesPerDelivery
 
     init(context: Context, budget: Int) throws {
         self.context = context
@@ -112,7 +112,10 @@ final class IBusFrontEnd {
         let operations = ClientEdit.coalesced(operations)  // the app gets one action's result, not each step
         guard !operations.isEmpty, !manager.field.traits.isSecureTextEntry else { return }
         if heldSinceFocus != nil { return heldSinceFocus!.append((operations, oneAction)) }
-        movesLeft = Self.maxMovesPerDelivery
+        // An action's edits get the allowance; edits outside one (news, a timer) share what is left
+        // until the next: each had an allowance of its own, and a keyboard that moved back and forth
+        // 200 times as it disappeared made the engine forward 400,000 keys (fifteenth red team).
+        if oneAction { movesLeft = Self.maxMovesPerDelivery }
         if oneAction { replay(operations, on: engine) } else { operations.forEach { replay($0, on: engine) } }
         // What was just handed to IBus leaves on GDBus's own thread: where it shares this CPU
         // it runs now rather than after the rest of the key (pinned to one CPU, a key's commit
@@ -393,8 +396,8 @@ final class IBusFrontEnd {
     func destroyed(_ engine: UnsafeMutableRawPointer) {
         if engine == focused {
             heldSinceFocus = nil
+            focused = nil  // first: what the keyboard does as it disappears has no app to reach
             manager.blur()
-            focused = nil
         }
         engines[engine] = nil
     }

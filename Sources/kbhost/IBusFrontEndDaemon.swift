@@ -39,7 +39,8 @@ extension IBusFrontEnd {
         let currentChanged = settings.current != lastSeen?.current
         lastSeen = settings
         if currentChanged { notice = "" }
-        manager.settingsChanged()
+        // As one action, as the daemon's news is: a keyboard ended here may edit as it disappears.
+        act { manager.settingsChanged() }
         if currentChanged, focused != nil { act { manager.follow(current: settings.current) } }  // else the next focus picks it
         return true
     }

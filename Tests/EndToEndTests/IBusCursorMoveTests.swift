@@ -21,4 +21,30 @@ struct IBusCursorMoveTests {
         #expect(s.text.filter { $0 == "x" }.count == 3000)
         #expect(s.forwarded.count <= 1000, "\(s.forwarded.count) keys forwarded for one key press")
     }
+
+    /// Edits outside an action of the app's (the keyboard disappearing because the user disabled
+    /// it, noticed by an engine running without `kbhost serve`) each had an allowance of their own:
+    /// a keyboard that moved back and forth 200 times as it disappeared made the engine forward
+    /// 400,000 keys, and the app's next keys waited tens of seconds (fifteenth red team). They are
+    /// one action now. The keyboard, armed, moves 200 times across 3,000 letters as it disappears.
+    @Test func movesAsTheKeyboardDisappearsAreBoundedToo() throws {
+        let id = "dev.example.FarCursorMove"
+        let world = try IBusWorld([["enable", id], ["set", id]], bundles: [(id, "FarCursorMove")])
+        let app = try world.client()
+        var s = try app.send("type d")
+        #expect(s.handled == true, "\(world.log)")
+        #expect(try world.w.run(["disable", id], extraEnvironment: world.env).status == 0)
+        // The engine looks at the settings once a second without a daemon.
+        var forwarded = 0, letters = 0
+        for _ in 0..<8 {
+            s = try app.send("wait 500")
+            forwarded += s.forwarded.count
+            letters = s.text.filter { $0 == "x" }.count
+        }
+        #expect(letters == 3000, "what it typed as it disappeared reached the app")
+        #expect(forwarded <= 1000, "\(forwarded) keys forwarded as it disappeared")
+        // The app's keys go on (the system keyboard's now), where the moves left its cursor.
+        s = try app.send("type q")
+        #expect(s.text.filter { $0 == "q" }.count == 1 && s.text.count == 3001, "\(s.text.count) characters")
+    }
 }

@@ -1,12 +1,16 @@
 /* FarCursorMove: a keyboard that moves the cursor across everything it typed, back and
    forth, in one action ("far"), and one character ("near", the control). For the IBus
-   engine, which replays a move as Left/Right keys: one action must not become millions. */
+   engine, which replays a move as Left/Right keys: one action must not become millions.
+   "arm" makes it do the same 100 times as it disappears, each move an edit of its own,
+   outside any action of the app's (fifteenth red team). */
 #include <kbhost_keyboard.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct cursor_keyboard {
     const kbh_host_v1 *host;
+    int armed;
 } cursor_keyboard;
 
 static void *cursor_create(const kbh_class_v1 *cls, const kbh_host_v1 *host) {
@@ -21,8 +25,9 @@ static void cursor_did_load(cursor_keyboard *self, const kbh_selector_v1 *cmd) {
     static const kbh_key_spec_v1 keys[] = {
         {.label = "f", .action = "far"},
         {.label = "n", .action = "near"},
+        {.label = "d", .action = "arm"},
     };
-    kbh_row_spec_v1 rows[] = {{keys, 2}};
+    kbh_row_spec_v1 rows[] = {{keys, 3}};
     kbh_layout_v1 layout = {.rows = rows, .row_count = 1};
     self->host->set_layout(self->host->ctx, &layout);
 }
@@ -44,12 +49,31 @@ static void cursor_near(cursor_keyboard *self, const kbh_selector_v1 *cmd) {
     self->host->adjust_text_position(self->host->ctx, -1);
 }
 
+static void cursor_arm(cursor_keyboard *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    self->armed = 1;
+}
+
+static void cursor_will_disappear(cursor_keyboard *self, const kbh_selector_v1 *cmd, bool animated) {
+    (void)cmd; (void)animated;
+    if (!self->armed) return;
+    static char text[3001];
+    memset(text, 'x', 3000);
+    self->host->insert_text(self->host->ctx, text);
+    for (int i = 0; i < 100; i++) {
+        self->host->adjust_text_position(self->host->ctx, -3000);
+        self->host->adjust_text_position(self->host->ctx, 3000);
+    }
+}
+
 static const kbh_selector_v1 FarCursorMove_selectors[] = {
     {"viewDidLoad", "v@:", (void *)cursor_did_load, NULL},
     {"far", "v@:", (void *)cursor_far, NULL},
     {"near", "v@:", (void *)cursor_near, NULL},
+    {"arm", "v@:", (void *)cursor_arm, NULL},
+    {"viewWillDisappear:", "v@:B", (void *)cursor_will_disappear, NULL},
 };
 
 const kbh_class_v1 FarCursorMove_class = {
-    .name = "FarCursorMove", .create = cursor_create, .selectors = FarCursorMove_selectors, .selector_count = 3,
+    .name = "FarCursorMove", .create = cursor_create, .selectors = FarCursorMove_selectors, .selector_count = 5,
 };
