@@ -71,6 +71,23 @@ final class IBusFrontEnd {
     /// (1.7 GB, the desktop's typing stuck for minutes). One delivery forwards at most this many.
     static let maxMovesPerDelivery = 1000
     var movesLeft = maxMovesPerDelivery
+    /// What a key makes reaches whichever field IBus has focused when it arrives. Keys queued behind
+    /// slow ones (a keyboard may take 2 s a key) are handled after the user moved on: their text
+    /// landed in the next field, a password field included (fifteenth red team, F2). Once the engine
+    /// has spent `lateAfterNanoseconds` in keys with no pause between them (a queue: keys took most
+    /// of the time, not the typist's pace), what they make waits one turn of the main loop, where
+    /// the focus changes queued meanwhile are handled first, and reaches the app only if the focus
+    /// has not moved (`focusMoves`).
+    static let lateAfterNanoseconds: Int64 = 100_000_000
+    /// The run of keys under way (none more than 2 ms apart): its start, and the time spent in them.
+    var runStart: Int64 = 0, runBusy: Int64 = 0, keyStart: Int64 = 0, lastKeyEnd: Int64 = 0, inKey = false
+    var isLate: Bool {
+        let now = Sys.monotonicNanoseconds()
+        let busy = runBusy + (now - keyStart)
+        return busy > Self.lateAfterNanoseconds && busy * 10 > (now - runStart) * 8
+    }
+    var focusMoves = 0
+    var late: [(moves: Int, engine: UnsafeMutableRawPointer, operations: [ClientEdit], oneAction: Bool)] = []
 
     init(context: Context, budget: Int) throws {
         self.context = context
@@ -112,6 +129,15 @@ final class IBusFrontEnd {
         let operations = ClientEdit.coalesced(operations)  // the app gets one action's result, not each step
         guard !operations.isEmpty, !manager.field.traits.isSecureTextEntry else { return }
         if heldSinceFocus != nil { return heldSinceFocus!.append((operations, oneAction)) }
+        if inKey, isLate {
+            if late.isEmpty {
+                _ = kbh_ibus_timer(0, { context in
+                    IBusFrontEnd.from(context).deliverLate()
+                    return 0
+                }, Unmanaged.passUnretained(self).toOpaque())
+            }
+            return late.append((focusMoves, engine, operations, oneAction))
+        }
         // An action's edits get the allowance; edits outside one (news, a timer) share what is left
         // until the next: each had an allowance of its own, and a keyboard that moved back and forth
         // 200 times as it disappeared made the engine forward 400,000 keys (fifteenth red team).
@@ -121,6 +147,18 @@ final class IBusFrontEnd {
         // it runs now rather than after the rest of the key (pinned to one CPU, a key's commit
         // reached the app 15% sooner; on a free CPU this costs one system call).
         sched_yield()
+    }
+
+    /// What slow keys made, once the focus changes queued behind them were handled: to the app if the
+    /// focus did not move meanwhile, else nowhere (the field it was for lost the focus mid-key).
+    func deliverLate() {
+        let waiting = late
+        late = []
+        for entry in waiting where entry.moves == focusMoves && entry.engine == focused {
+            if entry.oneAction { movesLeft = Self.maxMovesPerDelivery }
+            guard !manager.field.traits.isSecureTextEntry else { continue }
+            if entry.oneAction { replay(entry.operations, on: entry.engine) } else { entry.operations.forEach { replay($0, on: entry.engine) } }
+        }
     }
 
     /// The field's purpose is known now: what the keyboard did since focus reaches the app
@@ -163,6 +201,14 @@ final class IBusFrontEnd {
     /// A key event from the app: true when the keyboard took it.
     func key(_ engine: UnsafeMutableRawPointer, keyval: UInt32, state: UInt32) -> Bool {
         guard engine == focused else { return false }
+        keyStart = Sys.monotonicNanoseconds()
+        if keyStart - lastKeyEnd > 2_000_000 { (runStart, runBusy) = (keyStart, 0) }  // not queued behind the last key
+        inKey = true
+        defer {
+            inKey = false
+            lastKeyEnd = Sys.monotonicNanoseconds()
+            runBusy += lastKeyEnd - keyStart
+        }
         settle(engine)
         let released = state & KeySym.releaseMask != 0
         if keyval == KeySym.shiftL || keyval == KeySym.shiftR {
@@ -316,6 +362,7 @@ final class IBusFrontEnd {
 
     func focusIn(_ engine: UnsafeMutableRawPointer) {
         if let old = focused, old != engine { focusOut(old) }
+        focusMoves += 1
         focused = engine
         handledPresses = []
         held = nil
@@ -329,6 +376,7 @@ final class IBusFrontEnd {
 
     func focusOut(_ engine: UnsafeMutableRawPointer) {
         guard engine == focused else { return }
+        focusMoves += 1
         settle(engine)
         daemonCommitsPreedit = true
         manager.blur()

@@ -47,4 +47,22 @@ struct IBusCursorMoveTests {
         s = try app.send("type q")
         #expect(s.text.filter { $0 == "q" }.count == 1 && s.text.count == 3001, "\(s.text.count) characters")
     }
+
+    /// Keys queued behind slow ones were handled after the user had moved to another field, and
+    /// what they typed landed there, in a password field too: IBus gives an engine's text to the
+    /// field focused when it arrives (fifteenth red team, F2). A typist presses a 0.7 s key three
+    /// times and moves at once to another app's password field: nothing reaches that field. The
+    /// control: the same key pressed where the focus stays types its text.
+    @Test func keysQueuedBehindSlowOnesDoNotTypeIntoTheNextField() throws {
+        let id = "dev.example.SlowKey"
+        let world = try IBusWorld([["enable", id], ["set", id]], bundles: [(id, "SlowKey")])
+        let first = try world.client()
+        #expect(try first.send("type s").text == "PAYLOAD", "the control: a slow key types where the focus stays")
+        _ = try first.send("burst sss")
+        let password = try world.client(purpose: 8)  // GTK_INPUT_PURPOSE_PASSWORD
+        var landed: [String] = []
+        for _ in 0..<8 { landed += try password.send("wait 500").commits }
+        #expect(!landed.contains { $0.contains("PAYLOAD") }, "typed into the password field: \(landed)")
+        _ = try first.send("wait 200")
+    }
 }

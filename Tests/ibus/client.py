@@ -263,6 +263,13 @@ for line in sys.stdin:
             parts = arg.split()
             mask = IBus.ModifierType.CONTROL_MASK if "ctrl" in parts[1:] else 0
             press(keyval_of(parts[0]), mask)
+        elif cmd == "burst":
+            # A fast typist: presses and releases sent at once, answers not awaited (reported later).
+            for ch in arg:
+                kv = keyval_of(ch)
+                for mask in (0, IBus.ModifierType.RELEASE_MASK):
+                    ic.process_key_event_async(kv, KEYCODES.get(kv, 0), mask, -1, None, None, None)
+            pump(20)
         elif cmd == "hold":
             name, n = arg.split()
             press(keyval_of(name), repeat=int(n))

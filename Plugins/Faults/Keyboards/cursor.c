@@ -77,3 +77,41 @@ static const kbh_selector_v1 FarCursorMove_selectors[] = {
 const kbh_class_v1 FarCursorMove_class = {
     .name = "FarCursorMove", .create = cursor_create, .selectors = FarCursorMove_selectors, .selector_count = 5,
 };
+
+/* SlowKey: "s" takes 0.7 s (under every deadline), then types "PAYLOAD"; "b" types "b" at once.
+   Keys queued behind slow ones were handled after the user moved to another field, and their
+   text landed there, a password field included (fifteenth red team, F2). */
+#include <time.h>
+
+static void slow_did_load(cursor_keyboard *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    static const kbh_key_spec_v1 keys[] = {
+        {.label = "s", .action = "slow"},
+        {.label = "b", .action = "quick"},
+    };
+    kbh_row_spec_v1 rows[] = {{keys, 2}};
+    kbh_layout_v1 layout = {.rows = rows, .row_count = 1};
+    self->host->set_layout(self->host->ctx, &layout);
+}
+
+static void slow_key(cursor_keyboard *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    struct timespec pause = {0, 700 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    self->host->insert_text(self->host->ctx, "PAYLOAD");
+}
+
+static void quick_key(cursor_keyboard *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    self->host->insert_text(self->host->ctx, "b");
+}
+
+static const kbh_selector_v1 SlowKey_selectors[] = {
+    {"viewDidLoad", "v@:", (void *)slow_did_load, NULL},
+    {"slow", "v@:", (void *)slow_key, NULL},
+    {"quick", "v@:", (void *)quick_key, NULL},
+};
+
+const kbh_class_v1 SlowKey_class = {
+    .name = "SlowKey", .create = cursor_create, .selectors = SlowKey_selectors, .selector_count = 3,
+};

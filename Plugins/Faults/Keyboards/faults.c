@@ -318,7 +318,7 @@ static const kbh_class_v1 CrashOnTypedX_class = {
 extern const kbh_class_v1 CacheOnKey_class;  /* cache.c */
 extern const kbh_class_v1 MarkupLabels_class;  /* markup.c */
 extern const kbh_class_v1 EditsInLifeCycle_class, AdvanceInLifeCycle_class;  /* lifecycle.c */
-extern const kbh_class_v1 FarCursorMove_class;  /* cursor.c */
+extern const kbh_class_v1 FarCursorMove_class, SlowKey_class;  /* cursor.c */
 extern const kbh_class_v1 BigLogOnKey_class;  /* biglog.c */
 extern const kbh_class_v1 ManyCandidates_class;  /* candidates.c */
 extern const kbh_class_v1 RepliesAheadOnKey_class, RepliesWhileIdleOnKey_class, TinyEffectsFrameOnKey_class,
@@ -336,7 +336,7 @@ static const kbh_class_v1 *const classes[] = {
     &RepliesAheadOnKey_class, &RepliesWhileIdleOnKey_class, &TinyEffectsFrameOnKey_class, &ClickFloodOnKey_class,
     &BigInsertOnKey_class, &BigLayoutOnKey_class, &BudgetLayoutOnKey_class, &HugeLayoutOnKey_class,
     &BigLogOnKey_class, &ManyCandidates_class, &AdvanceInLifeCycle_class, &AccessOnKey_class,
-    &EditFloodOnKey_class, &PasteboardFloodOnKey_class, &HugeFailureOnKey_class,
+    &EditFloodOnKey_class, &PasteboardFloodOnKey_class, &HugeFailureOnKey_class, &SlowKey_class,
 };
 
 static const kbh_plugin_v1 plugin = {
