@@ -18,7 +18,9 @@ struct IBusEditFloodTests {
         let s = try app.send("type !")
         let took = clock.now - start
         #expect(s.text == "1", "\(s.text.prefix(80))")
-        #expect(took < .seconds(3), "the key took \(took)")
+        // What the app was sent for that key, counted (not timed: the machines are shared): nothing,
+        // where it had been 64,000 commits and deletions.
+        #expect(s.signals.values.reduce(0, +) <= 2, "the app was sent \(s.signals) (the key took \(took))")
         #expect(try app.send("type 2").text == "12")
     }
 }
