@@ -123,11 +123,6 @@ public final class UserNetwork: Sendable {
         if let old { Sys.close(old.diagnostics); Sys.close(old.keyboard) }
     }
 
-    /// How many connections the last `stop` destroyed, or why it could not (nil before it ran, or
-    /// without a sweep).
-    public var swept: Result<Int, SystemError>? { sweptResult.withLock { $0 } }
-    private let sweptResult = Mutex<Result<Int, SystemError>?>(nil)
-
     /// Ends the relay and reaps it: its sockets close with it. Where the keyboard's network is
     /// known (`sweepsOnStop`), its TCP sockets left behind go first, their resets through the relay.
     public func stop() {
@@ -139,9 +134,9 @@ public final class UserNetwork: Sendable {
             // so that what it closed last is in the tables.
             var fds = [pollfd(fd: s.keyboard, events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 1, 1000)
-            let result: Result<Int, SystemError>
-            do throws(SystemError) { result = .success(try SocketBuffers.destroyConnections(inNamespaceOf: s.diagnostics)) } catch { result = .failure(error) }
-            sweptResult.withLock { $0 = result }
+            // Best effort: a kernel that cannot destroy them (`kbhost doctor`: budget: socket-sweep) leaves
+            // them one retry (the network's tcp_orphan_retries).
+            _ = try? SocketBuffers.destroyConnections(inNamespaceOf: s.diagnostics)
             Sys.close(s.diagnostics)
             Sys.close(s.keyboard)
         }
