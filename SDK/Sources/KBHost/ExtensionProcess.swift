@@ -17,6 +17,9 @@ public final class ExtensionProcess {
         public var launchDeadlineMilliseconds = 1000
         /// Each delivered event must be answered within this.
         public var eventDeadlineMilliseconds = 2500
+        /// A deadline the event calls of one action share, when a front end sets one
+        /// (`ActionDeadline`); the input manager gives its keyboards its own.
+        public var actionDeadline: ActionDeadline?
         /// Extra environment for the worker (KEY=VALUE), on top of the fixed one.
         public var environment: [String] = []
         /// Start the worker in namespaces of its own (false only for measurements: `kbhost-bench`).
@@ -290,7 +293,8 @@ public final class ExtensionProcess {
         } catch {
             throw end(phase: phase(), .io("\(error)"), preferExit: true)
         }
-        let reply = try receive(phase: phase, deadlineMilliseconds: deadlineMilliseconds ?? configuration.eventDeadlineMilliseconds)
+        let reply = try receive(phase: phase, deadlineMilliseconds: deadlineMilliseconds ?? configuration.eventDeadlineMilliseconds,
+                                sharesActionDeadline: deadlineMilliseconds == nil)
         if case .failure(let f) = reply {
             throw end(phase: phase(), .loadFailed(.init(f.kind), f.message))
         }
@@ -315,7 +319,7 @@ public final class ExtensionProcess {
             throw end(phase: phase(), .io("\(error)"), preferExit: true)
         }
         for i in messages.indices {
-            let reply = try receive(phase: phase, deadlineMilliseconds: configuration.eventDeadlineMilliseconds)
+            let reply = try receive(phase: phase, deadlineMilliseconds: configuration.eventDeadlineMilliseconds, sharesActionDeadline: true)
             if case .failure(let f) = reply { throw end(phase: phase(), .loadFailed(.init(f.kind), f.message)) }
             let accepted = try accept(reply, answering: messages[i], last: i == messages.count - 1, phase: phase)
             if i == messages.count - 1 { try refuseUnread(phase: phase) }
@@ -341,9 +345,18 @@ public final class ExtensionProcess {
     /// by SO_RCVTIMEO (one system call on the fast path, no poll). The worker's
     /// end of the socket closes when it dies, so an exit shows as end of file;
     /// a hang shows as the timeout.
-    private func receive(phase: () -> String, deadlineMilliseconds: Int) throws(KeyboardFailure) -> WorkerMessage {
-        let deadline = Sys.monotonicNanoseconds() + Int64(deadlineMilliseconds) * 1_000_000
-        var timeout = deadlineMilliseconds
+    /// An event's call (`sharesActionDeadline`) ends at its own deadline or at the action's, the sooner.
+    private func receive(phase: () -> String, deadlineMilliseconds callDeadline: Int,
+                         sharesActionDeadline: Bool = false) throws(KeyboardFailure) -> WorkerMessage {
+        var deadlineMilliseconds = callDeadline
+        let start = Sys.monotonicNanoseconds()
+        var deadline = start + Int64(callDeadline) * 1_000_000
+        if sharesActionDeadline, let action = configuration.actionDeadline?.current, action.end < deadline {
+            // Reported as the action's deadline: the keyboard had that long for the event, in all.
+            (deadline, deadlineMilliseconds) = (action.end, action.milliseconds)
+        }
+        defer { if sharesActionDeadline { configuration.actionDeadline?.noteWait(Sys.monotonicNanoseconds() - start) } }
+        var timeout = Int(max((deadline - Sys.monotonicNanoseconds() + 999_999) / 1_000_000, 1))
         repliesSinceDrain += 1
         if repliesSinceDrain >= 32 { drainOutput() }
         let pollUntil = configuration.pollForReplyMicroseconds > 0

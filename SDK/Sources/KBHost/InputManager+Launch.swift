@@ -59,6 +59,7 @@ extension InputManager {
             configuration.launchDeadlineMilliseconds = max(configuration.launchDeadlineMilliseconds, least)
         }
         if let deadline = launching.eventDeadlineMilliseconds { configuration.eventDeadlineMilliseconds = deadline }
+        configuration.actionDeadline = actionDeadline
         let session: KeyboardSession
         if let apart {  // as a keyboard the user never installed: no grant, container or replacement
             session = try KeyboardSession(keyboard: loadable, document: document, configuration: configuration,

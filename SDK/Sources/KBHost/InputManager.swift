@@ -49,6 +49,9 @@ public final class InputManager {
     public let apart: Apart?
     /// How keyboards are started: for a person at a field, or for a script.
     public let launching: Launching
+    /// The deadline an action's keyboard calls share when a front end sets one
+    /// (`actionDeadline.within(milliseconds:)`): every keyboard this manager starts keeps to it.
+    public let actionDeadline = ActionDeadline()
     /// The last keyboard that failed, and why, in full (`Event.keyboardFailed` carries the first line).
     public var lastFailure: (id: String, reason: String)? { lastFailover.map { ($0.keyboardID, $0.reason) } }
     /// The last failover in full: the keyboard's `KeyboardFailure` and what it committed.
@@ -213,6 +216,13 @@ public final class InputManager {
         commitMarkedText()
         guard let session = active else { return }
         do { try session.disappear() } catch { fellBack(from: currentID, because: error.description) }
+    }
+
+    /// The front end ends the current keyboard as failed (`reason` says why: it answers too slowly,
+    /// say): recorded as any failure, the user lands where a failure lands them.
+    public func endCurrentKeyboard(because reason: String) {
+        guard active != nil else { return }
+        fellBack(from: currentID, because: reason)
     }
 
     /// The app changed its text or moved the cursor (the user clicked, or

@@ -1,0 +1,39 @@
+import KBSystem
+import Synchronization
+
+/// One deadline that every event call of one action shares. A front end's action may make
+/// several calls: the app's text reported under IBus is textWillChange, textDidChange,
+/// selectionWillChange and selectionDidChange, a focus change more; each under its own
+/// deadline, a keyboard that took just under it in each held the IBus engine — every app of
+/// the session — about 10 s per app event and was never ended (sixteenth red team, F3).
+/// Under `within`, the keyboards' calls end at the action's deadline if it comes first; a
+/// keyboard that misses it fails as for its own call's deadline. Launches and loads keep
+/// their own deadlines (a keyboard's start is not its event).
+public final class ActionDeadline: Sendable {
+    private let state = Mutex<(end: Int64, milliseconds: Int)?>(nil)
+    private let waited = Mutex<Int64>(0)
+
+    public init() {}
+
+    /// When the action under way ends, and how long it was given (nil: no action under way).
+    var current: (end: Int64, milliseconds: Int)? { state.withLock { $0 } }
+
+    /// The time the last action (the one under way, if any) waited for its keyboards' answers to
+    /// events: what a keyboard made its front end wait, launches and loads not counted.
+    public var waitedNanoseconds: Int64 { waited.withLock { $0 } }
+
+    func noteWait(_ nanoseconds: Int64) { waited.withLock { $0 += nanoseconds } }
+
+    /// Runs `body` as one action of at most `milliseconds` of keyboard calls in all; an action
+    /// inside another keeps the outer one's deadline.
+    public func within<T>(milliseconds: Int, _ body: () throws -> T) rethrows -> T {
+        let outer = state.withLock { state in
+            let outer = state
+            if outer == nil { state = (Sys.monotonicNanoseconds() + Int64(milliseconds) * 1_000_000, milliseconds) }
+            return outer
+        }
+        if outer == nil { waited.withLock { $0 = 0 } }
+        defer { if outer == nil { state.withLock { $0 = nil } } }
+        return try body()
+    }
+}
