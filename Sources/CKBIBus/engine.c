@@ -191,6 +191,27 @@ unsigned kbh_ibus_timer(unsigned milliseconds, int (*callback)(void *), void *co
     return g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, call_back, call, g_free);
 }
 
+static void round_trip_done(GObject *source, GAsyncResult *result, gpointer data) {
+    (void)source;
+    GError *error = NULL;
+    ibus_bus_name_has_owner_async_finish(bus, result, &error);
+    g_clear_error(&error);  /* answered or not (the daemon gone: the engine ends anyway), the turn is over */
+    call_back(data);
+    g_free(data);
+}
+
+void kbh_ibus_after_round_trip(int (*callback)(void *), void *context) {
+    kbh_call *call = g_new(kbh_call, 1);
+    call->callback = callback;
+    call->context = context;
+    if (!bus) {
+        call_back(call);
+        g_free(call);
+        return;
+    }
+    ibus_bus_name_has_owner_async(bus, IBUS_SERVICE_IBUS, 2000, NULL, round_trip_done, call);
+}
+
 const char *kbh_ibus_engine_name(void *engine) { return ibus_engine_get_name(engine); }
 
 int kbh_ibus_has_surrounding_text(void *engine) {

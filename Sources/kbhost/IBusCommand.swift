@@ -46,21 +46,21 @@ struct IBusRun: ParsableCommand {
         var handlers = kbh_ibus_handlers()
         handlers.context = Unmanaged.passUnretained(frontEnd).toOpaque()
         handlers.process_key = { ctx, engine, keyval, _, state in
-            IBusFrontEnd.from(ctx).key(engine!, keyval: keyval, state: state) ? 1 : 0
+            IBusFrontEnd.from(ctx).handling { $0.key(engine!, keyval: keyval, state: state) } ? 1 : 0
         }
-        handlers.focus_in = { ctx, engine in IBusFrontEnd.from(ctx).focusIn(engine!) }
-        handlers.focus_out = { ctx, engine in IBusFrontEnd.from(ctx).focusOut(engine!) }
-        handlers.reset = { ctx, engine in IBusFrontEnd.from(ctx).reset(engine!) }
-        handlers.enable = { ctx, engine in IBusFrontEnd.from(ctx).enable(engine!) }
+        handlers.focus_in = { ctx, engine in IBusFrontEnd.from(ctx).handling { $0.focusIn(engine!) } }
+        handlers.focus_out = { ctx, engine in IBusFrontEnd.from(ctx).handling { $0.focusOut(engine!) } }
+        handlers.reset = { ctx, engine in IBusFrontEnd.from(ctx).handling { $0.reset(engine!) } }
+        handlers.enable = { ctx, engine in IBusFrontEnd.from(ctx).handling { $0.enable(engine!) } }
         handlers.surrounding = { ctx, engine, text, cursor, anchor in
-            IBusFrontEnd.from(ctx).surrounding(
-                engine!, text: String(cString: text!), cursor: Int(cursor), anchor: Int(anchor))
+            let text = String(cString: text!)
+            IBusFrontEnd.from(ctx).handling { $0.surrounding(engine!, text: text, cursor: Int(cursor), anchor: Int(anchor)) }
         }
         handlers.content_type = { ctx, engine, purpose, hints in
-            IBusFrontEnd.from(ctx).contentType(engine!, purpose: purpose, hints: hints)
+            IBusFrontEnd.from(ctx).handling { $0.contentType(engine!, purpose: purpose, hints: hints) }
         }
-        handlers.candidate = { ctx, _, index in IBusFrontEnd.from(ctx).choose(Int(index)) }
-        handlers.destroyed = { ctx, engine in IBusFrontEnd.from(ctx).destroyed(engine!) }
+        handlers.candidate = { ctx, _, index in IBusFrontEnd.from(ctx).handling { $0.choose(Int(index)) } }
+        handlers.destroyed = { ctx, engine in IBusFrontEnd.from(ctx).handling { $0.destroyed(engine!) } }
         var error = [CChar](repeating: 0, count: 512)
         let exec = IBusInstall.command(for: "ibus --ibus")
         Console.err("kbhost ibus: offering \(descriptions.count) engines (\(IBus.summary(descriptions)))")

@@ -62,32 +62,60 @@ final class IBusFrontEnd {
     /// What the keyboard did since the field took focus, held until the engine knows what the
     /// field is: ibus-daemon sends FocusIn before ContentType, so the keyboard appears before
     /// the engine can know it is in a password field. The content type, a key, a candidate
-    /// click, a reset or focus out settle it (`settle`): then these reach the app, or are
-    /// dropped in a secure field. That holds while an app tells a field's purpose before its
-    /// first key (GTK does, before focus); the app's text is no such sign, it may come first.
+    /// click or a reset settle it (`settle`): then these reach the app, or are dropped in a
+    /// secure field. That holds while an app tells a field's purpose before its first key (GTK
+    /// does, before focus); the app's text is no such sign, it may come first. Focus out drops
+    /// them: by the time FocusOut arrives, ibus-daemon hands the engine's output to the field
+    /// focused next (sixteenth red team, F1: what a keyboard made slowly at focus in reached the
+    /// password field the user clicked into meanwhile).
     var heldSinceFocus: [(operations: [ClientEdit], oneAction: Bool)]?
+    /// The characters held, in all: at most `heldLimit` (beyond it what the keyboard does is
+    /// dropped until the field settles). Held edits are outside every budget: a keyboard that
+    /// inserted 7 MiB on each of the app's reports grew the engine to 2.8 GB (sixteenth red team, F4).
+    var heldCharacters = 0, heldOverflowed = false
+    static let heldLimit = 64 * 1024
+    /// The app reported its text while the keyboard's edits were held: the keyboard hears of it
+    /// once the field settles, not at each report (each report made it edit again, held again).
+    var reportWhileHeld = false
     /// Cursor moves are replayed as Left/Right keys: a keyboard that moved across a whole
     /// document, back and forth, in one action made this engine queue millions of key events
     /// (1.7 GB, the desktop's typing stuck for minutes). One delivery forwards at most this many.
     static let maxMovesPerDelivery = 1000
     var movesLeft = maxMovesPerDelivery
-    /// What a key makes reaches whichever field IBus has focused when it arrives. Keys queued behind
-    /// slow ones (a keyboard may take 2 s a key) are handled after the user moved on: their text
-    /// landed in the next field, a password field included (fifteenth red team, F2). Once the engine
-    /// has spent `lateAfterNanoseconds` in keys with no pause between them (a queue: keys took most
-    /// of the time, not the typist's pace), what they make waits one turn of the main loop, where
-    /// the focus changes queued meanwhile are handled first, and reaches the app only if the focus
-    /// has not moved (`focusMoves`).
+
+    /// What the keyboard makes reaches whichever field IBus has focused when it arrives. Whatever
+    /// waited behind slow keyboard calls (a keyboard may take seconds a call), or took long itself,
+    /// was handled after the user moved on: its text landed in the next field, a password field
+    /// included (fifteenth red team, F2, for keys; sixteenth, F1, for the app's text reported,
+    /// focus, settings and keys queued behind those). Once the engine has spent
+    /// `lateAfterNanoseconds` handling IBus's calls with no pause between them (a queue: calls took
+    /// most of the time, not the typist's pace), what the keyboard makes waits (`late`) until
+    /// ibus-daemon has answered a question asked after it (`kbh_ibus_after_round_trip`), so that a
+    /// focus change it sent meanwhile is handled first, and reaches the app only if the focus has
+    /// not moved since the action began (`focusMoves`).
     static let lateAfterNanoseconds: Int64 = 100_000_000
-    /// The run of keys under way (none more than 2 ms apart): its start, and the time spent in them.
-    var runStart: Int64 = 0, runBusy: Int64 = 0, keyStart: Int64 = 0, lastKeyEnd: Int64 = 0, inKey = false
+    /// The run of calls under way (none more than 2 ms after the last): its start, the time spent in
+    /// them, the current call's start (calls nest: `inCall` deep), and the last one's end.
+    var runStart: Int64 = 0, runBusy: Int64 = 0, callStart: Int64 = 0, lastCallEnd: Int64 = 0, inCall = 0
     var isLate: Bool {
+        guard inCall > 0 else { return false }
         let now = Sys.monotonicNanoseconds()
-        let busy = runBusy + (now - keyStart)
+        let busy = runBusy + (now - callStart)
         return busy > Self.lateAfterNanoseconds && busy * 10 > (now - runStart) * 8
     }
     var focusMoves = 0
     var late: [(moves: Int, engine: UnsafeMutableRawPointer, operations: [ClientEdit], oneAction: Bool)] = []
+    var lateAsked = false
+
+    /// One IBus event's keyboard calls share the event deadline (`ActionDeadline`): one report of
+    /// the app's text is four calls, and a keyboard that took 2.4 s in each held every app of the
+    /// session ~10 s per event (sixteenth red team, F3). An action over `slowActionNanoseconds`
+    /// is a strike; `strikesToEnd` within `strikeWindowNanoseconds` end the keyboard as failed
+    /// (three failures set it aside, as for any failure).
+    static let slowActionNanoseconds: Int64 = 1_000_000_000
+    static let strikesToEnd = 3
+    static let strikeWindowNanoseconds: Int64 = 60_000_000_000
+    var strikes: (keyboard: String, times: [Int64]) = ("", [])
 
     init(context: Context, budget: Int) throws {
         self.context = context
@@ -125,18 +153,23 @@ final class IBusFrontEnd {
 
     /// Edits reach the app, unless the field is secure: nothing a keyboard does reaches a
     /// password field (the system keyboard serves it; the app types its keys itself).
-    func deliver(_ operations: [ClientEdit], on engine: UnsafeMutableRawPointer, oneAction: Bool = true) {
+    /// `moves`: the focus count when the action that made them began.
+    func deliver(_ operations: [ClientEdit], on engine: UnsafeMutableRawPointer, oneAction: Bool = true, moves: Int? = nil) {
         let operations = ClientEdit.coalesced(operations)  // the app gets one action's result, not each step
         guard !operations.isEmpty, !manager.field.traits.isSecureTextEntry else { return }
-        if heldSinceFocus != nil { return heldSinceFocus!.append((operations, oneAction)) }
-        if inKey, isLate {
-            if late.isEmpty {
-                _ = kbh_ibus_timer(0, { context in
+        let moves = moves ?? focusMoves
+        guard moves == focusMoves else { return }  // for a field that lost the focus meanwhile
+        if heldSinceFocus != nil { return hold(operations, oneAction: oneAction) }
+        if !late.isEmpty || isLate {  // (after late ones, in order)
+            late.append((moves, engine, operations, oneAction))
+            if !lateAsked {
+                lateAsked = true
+                kbh_ibus_after_round_trip({ context in
                     IBusFrontEnd.from(context).deliverLate()
                     return 0
                 }, Unmanaged.passUnretained(self).toOpaque())
             }
-            return late.append((focusMoves, engine, operations, oneAction))
+            return
         }
         // An action's edits get the allowance; edits outside one (news, a timer) share what is left
         // until the next: each had an allowance of its own, and a keyboard that moved back and forth
@@ -149,11 +182,35 @@ final class IBusFrontEnd {
         sched_yield()
     }
 
-    /// What slow keys made, once the focus changes queued behind them were handled: to the app if the
-    /// focus did not move meanwhile, else nowhere (the field it was for lost the focus mid-key).
+    /// Keeps edits until the field's purpose is known, up to `heldLimit` characters in all.
+    func hold(_ operations: [ClientEdit], oneAction: Bool) {
+        guard !heldOverflowed else { return }
+        let characters = operations.reduce(0) { total, operation in
+            switch operation {
+            case .commit(let text), .preedit(let text, _, _): total + text.count
+            default: total + 1
+            }
+        }
+        heldCharacters += characters
+        guard heldCharacters <= Self.heldLimit else {
+            heldOverflowed = true
+            heldSinceFocus = []
+            reported.forget()  // they never reach the app: no echo of them is coming
+            Console.err("kbhost ibus: \(TerminalText.line(manager.currentID)) made more than \(Self.heldLimit) characters of edits "
+                        + "before the field said what it is; they are dropped")
+            return
+        }
+        heldSinceFocus!.append((operations, oneAction))
+    }
+
+    /// What slow actions made, once ibus-daemon answered a question asked after them (so that the
+    /// focus changes it sent meanwhile were handled first): to the app if the focus did not move
+    /// since each action began, else nowhere (the field it was for lost the focus). One entry's
+    /// text and Return go together.
     func deliverLate() {
         let waiting = late
         late = []
+        lateAsked = false
         for entry in waiting where entry.moves == focusMoves && entry.engine == focused {
             if entry.oneAction { movesLeft = Self.maxMovesPerDelivery }
             guard !manager.field.traits.isSecureTextEntry else { continue }
@@ -162,11 +219,48 @@ final class IBusFrontEnd {
     }
 
     /// The field's purpose is known now: what the keyboard did since focus reaches the app
-    /// (or nothing, in a password field).
+    /// (or nothing, in a password field); then the keyboard hears of the app's text reported
+    /// meanwhile.
     func settle(_ engine: UnsafeMutableRawPointer) {
         guard engine == focused, let held = heldSinceFocus else { return }
+        guard !manager.field.traits.isSecureTextEntry else { return dropHeld() }
         heldSinceFocus = nil
+        heldCharacters = 0
+        heldOverflowed = false
         held.forEach { deliver($0.operations, on: engine, oneAction: $0.oneAction) }
+        guard reportWhileHeld else { return }
+        reportWhileHeld = false
+        if held.isEmpty, let text = engines[engine]?.surrounding {
+            appReported(text, on: engine)
+        } else {
+            kbh_ibus_request_surrounding_text(engine)  // the app's text with them in it, when it has them
+        }
+    }
+
+    /// Drops what was held for a field that lost the focus (or became secure).
+    func dropHeld() {
+        if heldSinceFocus?.isEmpty == false { reported.forget() }
+        heldSinceFocus = nil
+        heldCharacters = 0
+        heldOverflowed = false
+        reportWhileHeld = false
+    }
+
+    /// Runs one of IBus's calls (or a timer's) on this engine, timing it for the late rule.
+    func handling<T>(_ body: (IBusFrontEnd) -> T) -> T {
+        if inCall == 0 {
+            callStart = Sys.monotonicNanoseconds()
+            if callStart - lastCallEnd > 2_000_000 { (runStart, runBusy) = (callStart, 0) }  // not queued behind the last
+        }
+        inCall += 1
+        defer {
+            inCall -= 1
+            if inCall == 0 {
+                lastCallEnd = Sys.monotonicNanoseconds()
+                runBusy += lastCallEnd - callStart
+            }
+        }
+        return body(self)
     }
 
     func replay(_ operation: ClientEdit, on engine: UnsafeMutableRawPointer) {
@@ -201,14 +295,6 @@ final class IBusFrontEnd {
     /// A key event from the app: true when the keyboard took it.
     func key(_ engine: UnsafeMutableRawPointer, keyval: UInt32, state: UInt32) -> Bool {
         guard engine == focused else { return false }
-        keyStart = Sys.monotonicNanoseconds()
-        if keyStart - lastKeyEnd > 2_000_000 { (runStart, runBusy) = (keyStart, 0) }  // not queued behind the last key
-        inKey = true
-        defer {
-            inKey = false
-            lastKeyEnd = Sys.monotonicNanoseconds()
-            runBusy += lastKeyEnd - keyStart
-        }
         settle(engine)
         let released = state & KeySym.releaseMask != 0
         if keyval == KeySym.shiftL || keyval == KeySym.shiftR {
@@ -274,16 +360,37 @@ final class IBusFrontEnd {
         act { _ = manager.tap("id:" + candidateKeys[index]) }
     }
 
-    /// Runs an action on the input manager, then shows what the keyboard shows now.
+    /// Runs an action on the input manager, then shows what the keyboard shows now. Its keyboard
+    /// calls share one deadline; what it makes is for the field focused as it began.
     func act(_ body: () -> Void) {
-        pending = []
-        body()
-        let operations = pending ?? []
-        pending = nil
-        // Text far from the cursor is the app's: the engine keeps a window (ReportedText).
-        if let cut = reported.cutBack(manager.currentDocument.buffer) { manager.appChanged(cut) }
-        if let engine = focused { deliver(operations, on: engine) }
+        let moves = focusMoves
+        var operations: [ClientEdit] = []
+        withinDeadline {
+            pending = []
+            body()
+            operations = pending ?? []
+            pending = nil
+            // Text far from the cursor is the app's: the engine keeps a window (ReportedText).
+            if let cut = reported.cutBack(manager.currentDocument.buffer) { manager.appChanged(cut) }
+        }
+        if let engine = focused { deliver(operations, on: engine, moves: moves) }
         refreshPanel()
+    }
+
+    /// Runs keyboard calls under one deadline (`ActionDeadline`, the event deadline for all of them);
+    /// a keyboard that answers slowly again and again ends (`slowActionNanoseconds`).
+    func withinDeadline(_ body: () -> Void) {
+        manager.actionDeadline.within(milliseconds: context.installation.processConfiguration.eventDeadlineMilliseconds, body)
+        let waited = manager.actionDeadline.waitedNanoseconds
+        guard waited > Self.slowActionNanoseconds, manager.active != nil else { return }
+        let now = Sys.monotonicNanoseconds()
+        let id = manager.currentID
+        if strikes.keyboard != id { strikes = (id, []) }
+        strikes.times = strikes.times.filter { now - $0 < Self.strikeWindowNanoseconds } + [now]
+        guard strikes.times.count >= Self.strikesToEnd else { return }
+        strikes = ("", [])
+        manager.endCurrentKeyboard(because: "answered \(Self.strikesToEnd) events in over \(Self.slowActionNanoseconds / 1_000_000_000) s each "
+                                   + "within a minute, which holds up typing in every app")
     }
 
     /// One action's operations. A deletion followed by text in the same action (an
@@ -367,6 +474,7 @@ final class IBusFrontEnd {
         handledPresses = []
         held = nil
         reported.forget()
+        dropHeld()
         heldSinceFocus = []
         let state = engines[engine, default: EngineState()]
         engines[engine] = state
@@ -377,9 +485,9 @@ final class IBusFrontEnd {
     func focusOut(_ engine: UnsafeMutableRawPointer) {
         guard engine == focused else { return }
         focusMoves += 1
-        settle(engine)
+        dropHeld()  // ibus-daemon hands what the engine sends now to the field focused next
         daemonCommitsPreedit = true
-        manager.blur()
+        withinDeadline { manager.blur() }
         daemonCommitsPreedit = false
         hidePanel(engine)
         focused = nil
@@ -424,7 +532,15 @@ final class IBusFrontEnd {
         engines[engine, default: EngineState()].surrounding = buffer
         guard engine == focused, !manager.field.traits.isSecureTextEntry,
               manager.currentDocument.buffer.markedRange == nil else { return }
+        guard heldSinceFocus == nil else { return reportWhileHeld = true }  // the keyboard hears of it at `settle`
+        appReported(buffer, on: engine)
+    }
+
+    func appReported(_ buffer: TextBuffer, on engine: UnsafeMutableRawPointer) {
         guard let text = reported.reported(buffer) else { return }  // an echo of the keyboard's own edits
+        // What the keyboard has already: an echo of more than `ReportedText` keeps in flight (a keyboard
+        // that inserted 2 MiB in textDidChange: heard of each echo as the app's change, and did it again).
+        guard reported.window(manager.currentDocument.buffer) != text else { return }
         act { manager.appChanged(text) }
     }
 
@@ -443,9 +559,9 @@ final class IBusFrontEnd {
 
     func destroyed(_ engine: UnsafeMutableRawPointer) {
         if engine == focused {
-            heldSinceFocus = nil
+            dropHeld()
             focused = nil  // first: what the keyboard does as it disappears has no app to reach
-            manager.blur()
+            withinDeadline { manager.blur() }
         }
         engines[engine] = nil
     }

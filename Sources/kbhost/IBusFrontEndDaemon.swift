@@ -14,14 +14,14 @@ extension IBusFrontEnd {
         guard let channel = DaemonClient.subscribeWithoutWaiting() else {
             lastSeen = try? context.store.load()
             _ = kbh_ibus_timer(1000, { context in
-                IBusFrontEnd.from(context).checkWithoutDaemon() ? 1 : 0
+                IBusFrontEnd.from(context).handling { $0.checkWithoutDaemon() } ? 1 : 0
             }, me)
             return
         }
         subscription = channel
         _ = kbh_ibus_watch(channel.fd, { context in
             let frontEnd = IBusFrontEnd.from(context)
-            if frontEnd.daemonNews() { return 1 }
+            if frontEnd.handling({ $0.daemonNews() }) { return 1 }
             frontEnd.subscribe()
             return 0
         }, me)

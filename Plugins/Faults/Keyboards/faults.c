@@ -319,6 +319,7 @@ extern const kbh_class_v1 CacheOnKey_class;  /* cache.c */
 extern const kbh_class_v1 MarkupLabels_class;  /* markup.c */
 extern const kbh_class_v1 EditsInLifeCycle_class, AdvanceInLifeCycle_class;  /* lifecycle.c */
 extern const kbh_class_v1 FarCursorMove_class, SlowKey_class;  /* cursor.c */
+extern const kbh_class_v1 SlowReport_class;  /* slow.c */
 extern const kbh_class_v1 BigLogOnKey_class;  /* biglog.c */
 extern const kbh_class_v1 ManyCandidates_class;  /* candidates.c */
 extern const kbh_class_v1 RepliesAheadOnKey_class, RepliesWhileIdleOnKey_class, TinyEffectsFrameOnKey_class,
@@ -337,6 +338,7 @@ static const kbh_class_v1 *const classes[] = {
     &BigInsertOnKey_class, &BigLayoutOnKey_class, &BudgetLayoutOnKey_class, &HugeLayoutOnKey_class,
     &BigLogOnKey_class, &ManyCandidates_class, &AdvanceInLifeCycle_class, &AccessOnKey_class,
     &EditFloodOnKey_class, &PasteboardFloodOnKey_class, &HugeFailureOnKey_class, &SlowKey_class,
+    &SlowReport_class,
 };
 
 static const kbh_plugin_v1 plugin = {

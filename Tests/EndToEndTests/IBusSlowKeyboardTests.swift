@@ -1,0 +1,139 @@
+import Foundation
+import KBHost
+import Testing
+
+/// A keyboard slow outside its keys (the app reporting its text, a field taking focus). IBus
+/// gives an engine's output to the field focused when it arrives: what a slow call made, or what
+/// waited behind one, reached the field the user moved to meanwhile, a password field included;
+/// one report of the app's text held every app's keys for a deadline per call; and what the
+/// keyboard made before a field's purpose was known grew the engine without bound (sixteenth red
+/// team, F1, F3, F4). The keyboard `SlowReport` arms each behaviour with a key; its process
+/// outlives the field the key was typed in.
+@Suite("kbhost ibus: what slow keyboard calls make reaches only the field they were for", .serialized,
+       .enabled(if: IBusWorld.missing.isEmpty, IBusWorld.skipNote))
+struct IBusSlowKeyboardTests {
+    static let id = "dev.example.SlowReport"
+
+    static func world() throws -> IBusWorld {
+        try IBusWorld([["enable", id], ["set", id]], bundles: [(id, "SlowReport")])
+    }
+
+    /// What a field received: its commits since it started, and the keys forwarded over `milliseconds`.
+    static func collect(_ client: IBusClient, milliseconds: Int) throws -> (commits: [String], forwarded: [String]) {
+        var commits: [String] = [], forwarded: [String] = []
+        for _ in 0..<(milliseconds / 500) {
+            let s = try client.send("wait 500")
+            commits = s.commits
+            forwarded += s.forwarded
+        }
+        return (commits, forwarded)
+    }
+
+    /// The app reports its text; the keyboard's textDidChange: takes 1.5 s, then types a payload and
+    /// a Return. The user clicks into a password field meanwhile: nothing reaches it. The control:
+    /// where the focus stays, the app gets both.
+    @Test func whatASlowReportMakesDoesNotReachTheNextField() throws {
+        let world = try Self.world()
+        let app = try world.client(purpose: 0)
+        _ = try app.send("type t")
+        _ = try app.send("settext hello")
+        var (commits, forwarded) = try Self.collect(app, milliseconds: 2500)
+        #expect(commits.contains { $0.contains("PAYLOAD") }, "the control: \(commits) \(forwarded)\n\(world.log)")
+
+        _ = try app.send("type t")
+        _ = try app.send("settext hello again")
+        let password = try world.client(purpose: 8)  // GTK_INPUT_PURPOSE_PASSWORD, while the keyboard is in textDidChange:
+        (commits, forwarded) = try Self.collect(password, milliseconds: 3000)
+        #expect(!commits.contains { $0.contains("PAYLOAD") } && !forwarded.contains("Return"),
+                "reached the password field: \(commits) \(forwarded)\n\(world.log)")
+    }
+
+    /// A key pressed right after the app reported its text waits behind a 1.5-s textDidChange:;
+    /// the user moves to a password field meanwhile. The key itself is quick, and what it types
+    /// was sent at once, into the password field. The control: the same key where the focus stays.
+    @Test func aKeyQueuedBehindASlowReportDoesNotTypeIntoTheNextField() throws {
+        let world = try Self.world()
+        let app = try world.client(purpose: 0)
+        _ = try app.send("type o")
+        _ = try app.send("settext hello")
+        _ = try app.send("burst b")
+        let (commits, _) = try Self.collect(app, milliseconds: 2500)
+        #expect(commits == ["b"], "the control: \(commits)\n\(world.log)")
+
+        _ = try app.send("settext hello again")
+        _ = try app.send("burst b")
+        let password = try world.client(purpose: 8)
+        let landed = try Self.collect(password, milliseconds: 3000).commits
+        #expect(landed.isEmpty, "typed into the password field: \(landed)\n\(world.log)")
+    }
+
+    /// A field takes focus and the keyboard's viewWillAppear: takes 1.5 s, then types. The user
+    /// moves on to a password field meanwhile: what it typed reached the password field.
+    @Test func whatASlowAppearanceMakesDoesNotReachTheNextField() throws {
+        let world = try Self.world()
+        let first = try world.client(purpose: 0)
+        _ = try first.send("type v")
+        let second = try world.client()  // the keyboard appears, slowly, then types
+        let password = try world.client(purpose: 8)  // meanwhile
+        let (commits, forwarded) = try Self.collect(password, milliseconds: 2000)
+        #expect(!commits.contains { $0.contains("PAYLOAD") } && !forwarded.contains("Return"),
+                "reached the password field: \(commits) \(forwarded)\n\(world.log)")
+        _ = try first.send("focus_in")
+        #expect(try first.send("type b").text.hasSuffix("b"), "the keyboard goes on typing where it was for")
+    }
+
+    /// One report of the app's text is two keyboard calls (textWillChange:, textDidChange:), each
+    /// under the event deadline (2.5 s): a keyboard taking 1.3 s in each was never ended, and held
+    /// every app of the session. They share one deadline now: it ends at the first report.
+    @Test func oneReportsCallsShareOneDeadline() throws {
+        let world = try Self.world()
+        let app = try world.client(purpose: 0)
+        _ = try app.send("type h")
+        _ = try app.send("settext hello")
+        let s = try app.send("wait 3000")
+        #expect(s.auxiliary.contains("stopped") && s.auxiliary.contains("2500 ms"), "the user sees why: \(s.auxiliary)\n\(world.log)")
+        #expect(try app.send("type x").handled == false, "keys pass through until the user switches")
+        #expect(try SettingsStore(directory: world.w.home).load().failures[Self.id]?.count == 1, "the failure is recorded")
+    }
+
+    /// A keyboard that answers every report in 1.2 s (under every deadline) ends after three such
+    /// events within a minute: it held up typing in every app 1.2 s each time.
+    @Test func aKeyboardSlowEventAfterEventEnds() throws {
+        let world = try Self.world()
+        let app = try world.client(purpose: 0)
+        _ = try app.send("type g")
+        _ = try app.send("settext one")
+        _ = try app.send("wait 1500")
+        var s = try app.send("type b")
+        #expect(s.handled == true && s.auxiliary.isEmpty, "the control: one slow event is allowed: \(s.auxiliary)")
+        for text in ["two", "three"] {
+            _ = try app.send("settext \(text)")
+            s = try app.send("wait 1500")
+        }
+        #expect(s.auxiliary.contains("stopped") && s.auxiliary.contains("over 1 s"), "the user sees why: \(s.auxiliary)\n\(world.log)")
+        #expect(try app.send("type x").handled == false, "keys pass through")
+    }
+
+    /// An app that has not said what its field is reports its text again and again; a keyboard
+    /// that inserts 2 MiB on each report had it all held in the engine, outside every budget (the
+    /// red team's engine reached 2.8 GB). While the field's purpose is unknown, the keyboard now
+    /// hears of the app's text once, when it settles.
+    @Test func reportsBeforeTheFieldSaysWhatItIsAreNotHeldWithoutBound() throws {
+        let world = try Self.world()
+        let first = try world.client(purpose: 0)
+        _ = try first.send("type j")
+        let app = try world.client()  // no purpose yet
+        _ = try app.send("brief 20")
+        _ = try app.send("settext r0")
+        let pid = try #require(IBusEngineMemoryTests.engine(of: world), "the engine process")
+        let before = IBusEngineMemoryTests.anonymous(pid)
+        var commits: [String] = []
+        for i in 1...20 { commits = try app.send("settext r\(i)").commits }
+        let after = IBusEngineMemoryTests.anonymous(pid)
+        #expect(after - before < 16 << 20, "the engine grew \((after - before) >> 20) MiB (\(before >> 20) → \(after >> 20)) over 20 reports")
+        #expect(commits.isEmpty, "nothing reached the field before it settled")
+        // The field settles with a key: the keyboard hears of the app's text once, then the key.
+        let s = try app.send("type b")
+        #expect(s.handled == true && (s.length ?? 0) >= 3 + (2 << 20) + 1, "the report heard, then the key: \(s.length ?? 0)")
+    }
+}
