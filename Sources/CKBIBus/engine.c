@@ -191,25 +191,27 @@ unsigned kbh_ibus_timer(unsigned milliseconds, int (*callback)(void *), void *co
     return g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, call_back, call, g_free);
 }
 
+typedef struct { int (*callback)(void *, int); void *context; } kbh_answer;
+
 static void round_trip_done(GObject *source, GAsyncResult *result, gpointer data) {
     (void)source;
+    kbh_answer *answer = data;
     GError *error = NULL;
     ibus_bus_name_has_owner_async_finish(bus, result, &error);
-    g_clear_error(&error);  /* answered or not (the daemon gone: the engine ends anyway), the turn is over */
-    call_back(data);
-    g_free(data);
+    answer->callback(answer->context, error == NULL);
+    g_clear_error(&error);
+    g_free(answer);
 }
 
-void kbh_ibus_after_round_trip(int (*callback)(void *), void *context) {
-    kbh_call *call = g_new(kbh_call, 1);
-    call->callback = callback;
-    call->context = context;
+void kbh_ibus_after_round_trip(int (*callback)(void *, int), void *context) {
     if (!bus) {
-        call_back(call);
-        g_free(call);
+        callback(context, 0);
         return;
     }
-    ibus_bus_name_has_owner_async(bus, IBUS_SERVICE_IBUS, 2000, NULL, round_trip_done, call);
+    kbh_answer *answer = g_new(kbh_answer, 1);
+    answer->callback = callback;
+    answer->context = context;
+    ibus_bus_name_has_owner_async(bus, IBUS_SERVICE_IBUS, 2000, NULL, round_trip_done, answer);
 }
 
 const char *kbh_ibus_engine_name(void *engine) { return ibus_engine_get_name(engine); }

@@ -92,8 +92,11 @@ final class IBusFrontEnd {
     /// most of the time, not the typist's pace), what the keyboard makes waits (`late`) until
     /// ibus-daemon has answered a question asked after it (`kbh_ibus_after_round_trip`), so that a
     /// focus change it sent meanwhile is handled first, and reaches the app only if the focus has
-    /// not moved since the action began (`focusMoves`).
-    static let lateAfterNanoseconds: Int64 = 100_000_000
+    /// not moved since the action began (`focusMoves`). 20 ms: a focus change during a call shorter
+    /// than that still meets its output (as for any IBus engine, whose every call has such a window);
+    /// a keyboard that made each call 99 ms long had that long, with 100 ms. A sample keyboard's key
+    /// takes a fraction of a millisecond in a release build (0.3–0.5 ms press to commit through IBus).
+    static let lateAfterNanoseconds: Int64 = 20_000_000
     /// The run of calls under way (none more than 2 ms after the last): its start, the time spent in
     /// them, the current call's start (calls nest: `inCall` deep), and the last one's end.
     var runStart: Int64 = 0, runBusy: Int64 = 0, callStart: Int64 = 0, lastCallEnd: Int64 = 0, inCall = 0
@@ -105,7 +108,11 @@ final class IBusFrontEnd {
     }
     var focusMoves = 0
     var late: [(moves: Int, engine: UnsafeMutableRawPointer, operations: [ClientEdit], oneAction: Bool)] = []
-    var lateAsked = false
+    /// The question is out (`late` waits for its answer), asked when `callsHandled` was this.
+    var lateAsked: Int?
+    /// IBus's calls handled so far: an answer that waited behind one says nothing of focus changes
+    /// the daemon sent while that call ran, so the question is asked again.
+    var callsHandled = 0
 
     /// One IBus event's keyboard calls share the event deadline (`ActionDeadline`): one report of
     /// the app's text is four calls, and a keyboard that took 2.4 s in each held every app of the
@@ -116,9 +123,11 @@ final class IBusFrontEnd {
     static let strikesToEnd = 3
     static let strikeWindowNanoseconds: Int64 = 60_000_000_000
     var strikes: (keyboard: String, times: [Int64]) = ("", [])
+    let eventDeadlineMilliseconds: Int
 
     init(context: Context, budget: Int) throws {
         self.context = context
+        eventDeadlineMilliseconds = context.installation.processConfiguration.eventDeadlineMilliseconds
         do {
             manager = try InputManager(installation: context.installation, store: context.store,
                                        registry: context.registry, field: FieldContext(), budget: budget)
@@ -162,13 +171,7 @@ final class IBusFrontEnd {
         if heldSinceFocus != nil { return hold(operations, oneAction: oneAction) }
         if !late.isEmpty || isLate {  // (after late ones, in order)
             late.append((moves, engine, operations, oneAction))
-            if !lateAsked {
-                lateAsked = true
-                kbh_ibus_after_round_trip({ context in
-                    IBusFrontEnd.from(context).deliverLate()
-                    return 0
-                }, Unmanaged.passUnretained(self).toOpaque())
-            }
+            if lateAsked == nil { askForLate() }
             return
         }
         // An action's edits get the allowance; edits outside one (news, a timer) share what is left
@@ -187,7 +190,7 @@ final class IBusFrontEnd {
         guard !heldOverflowed else { return }
         let characters = operations.reduce(0) { total, operation in
             switch operation {
-            case .commit(let text), .preedit(let text, _, _): total + text.count
+            case .commit(let text), .preedit(let text, _, _): total + text.utf16.count
             default: total + 1
             }
         }
@@ -196,6 +199,7 @@ final class IBusFrontEnd {
             heldOverflowed = true
             heldSinceFocus = []
             reported.forget()  // they never reach the app: no echo of them is coming
+            reportWhileHeld = true  // the keyboard's document is brought back to the app's text at `settle`
             Console.err("kbhost ibus: \(TerminalText.line(manager.currentID)) made more than \(Self.heldLimit) characters of edits "
                         + "before the field said what it is; they are dropped")
             return
@@ -207,10 +211,24 @@ final class IBusFrontEnd {
     /// focus changes it sent meanwhile were handled first): to the app if the focus did not move
     /// since each action began, else nowhere (the field it was for lost the focus). One entry's
     /// text and Return go together.
-    func deliverLate() {
+    func askForLate() {
+        lateAsked = callsHandled
+        kbh_ibus_after_round_trip({ context, answered in
+            IBusFrontEnd.from(context).deliverLate(answered: answered != 0)
+            return 0
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    func deliverLate(answered: Bool) {
+        guard answered else {  // no order known: nothing goes (a daemon that does not answer in 2 s is stuck)
+            Console.err("kbhost ibus: ibus-daemon did not answer; what a slow keyboard made is dropped")
+            (late, lateAsked) = ([], nil)
+            return
+        }
+        guard lateAsked == callsHandled else { return askForLate() }  // the answer waited behind a call
         let waiting = late
         late = []
-        lateAsked = false
+        lateAsked = nil
         for entry in waiting where entry.moves == focusMoves && entry.engine == focused {
             if entry.oneAction { movesLeft = Self.maxMovesPerDelivery }
             guard !manager.field.traits.isSecureTextEntry else { continue }
@@ -246,21 +264,37 @@ final class IBusFrontEnd {
         reportWhileHeld = false
     }
 
-    /// Runs one of IBus's calls (or a timer's) on this engine, timing it for the late rule.
+    /// Runs one of IBus's calls (or a timer's) on this engine: timed for the late rule, its keyboard
+    /// calls under one deadline (`ActionDeadline`: the event deadline for all of them, whatever
+    /// actions the call runs), and a keyboard that keeps every app waiting again and again ends.
     func handling<T>(_ body: (IBusFrontEnd) -> T) -> T {
-        if inCall == 0 {
-            callStart = Sys.monotonicNanoseconds()
-            if callStart - lastCallEnd > 2_000_000 { (runStart, runBusy) = (callStart, 0) }  // not queued behind the last
-        }
-        inCall += 1
-        defer {
-            inCall -= 1
-            if inCall == 0 {
-                lastCallEnd = Sys.monotonicNanoseconds()
-                runBusy += lastCallEnd - callStart
-            }
-        }
-        return body(self)
+        guard inCall == 0 else { return body(self) }
+        callStart = Sys.monotonicNanoseconds()
+        if callStart - lastCallEnd > 2_000_000 { (runStart, runBusy) = (callStart, 0) }  // not queued behind the last
+        callsHandled += 1
+        inCall = 1
+        let keyboard = manager.currentID
+        let result = manager.actionDeadline.within(milliseconds: eventDeadlineMilliseconds) { body(self) }
+        noteWait(manager.actionDeadline.waitedNanoseconds, of: keyboard)
+        inCall = 0
+        lastCallEnd = Sys.monotonicNanoseconds()
+        runBusy += lastCallEnd - callStart
+        return result
+    }
+
+    /// A keyboard that made one of IBus's calls wait over `slowActionNanoseconds` gets a strike (only
+    /// the keyboard that was current through the call: one that failed meanwhile took its own blame).
+    func noteWait(_ waited: Int64, of keyboard: String) {
+        guard waited > Self.slowActionNanoseconds, manager.currentID == keyboard, manager.active != nil else { return }
+        let now = Sys.monotonicNanoseconds()
+        if strikes.keyboard != keyboard { strikes = (keyboard, []) }
+        strikes.times = strikes.times.filter { now - $0 < Self.strikeWindowNanoseconds } + [now]
+        guard strikes.times.count >= Self.strikesToEnd else { return }
+        strikes = ("", [])
+        manager.endCurrentKeyboard(because: "answered \(Self.strikesToEnd) events in over \(Self.slowActionNanoseconds / 1_000_000_000) s each "
+                                   + "within a minute, which holds up typing in every app")
+        if focused == nil { manager.blur() }  // ended as a field lost the focus: the one landed on is not shown
+        refreshPanel()
     }
 
     func replay(_ operation: ClientEdit, on engine: UnsafeMutableRawPointer) {
@@ -360,37 +394,18 @@ final class IBusFrontEnd {
         act { _ = manager.tap("id:" + candidateKeys[index]) }
     }
 
-    /// Runs an action on the input manager, then shows what the keyboard shows now. Its keyboard
-    /// calls share one deadline; what it makes is for the field focused as it began.
+    /// Runs an action on the input manager, then shows what the keyboard shows now. What it makes
+    /// is for the field focused as it began.
     func act(_ body: () -> Void) {
         let moves = focusMoves
-        var operations: [ClientEdit] = []
-        withinDeadline {
-            pending = []
-            body()
-            operations = pending ?? []
-            pending = nil
-            // Text far from the cursor is the app's: the engine keeps a window (ReportedText).
-            if let cut = reported.cutBack(manager.currentDocument.buffer) { manager.appChanged(cut) }
-        }
+        pending = []
+        body()
+        let operations = pending ?? []
+        pending = nil
+        // Text far from the cursor is the app's: the engine keeps a window (ReportedText).
+        if let cut = reported.cutBack(manager.currentDocument.buffer) { manager.appChanged(cut) }
         if let engine = focused { deliver(operations, on: engine, moves: moves) }
         refreshPanel()
-    }
-
-    /// Runs keyboard calls under one deadline (`ActionDeadline`, the event deadline for all of them);
-    /// a keyboard that answers slowly again and again ends (`slowActionNanoseconds`).
-    func withinDeadline(_ body: () -> Void) {
-        manager.actionDeadline.within(milliseconds: context.installation.processConfiguration.eventDeadlineMilliseconds, body)
-        let waited = manager.actionDeadline.waitedNanoseconds
-        guard waited > Self.slowActionNanoseconds, manager.active != nil else { return }
-        let now = Sys.monotonicNanoseconds()
-        let id = manager.currentID
-        if strikes.keyboard != id { strikes = (id, []) }
-        strikes.times = strikes.times.filter { now - $0 < Self.strikeWindowNanoseconds } + [now]
-        guard strikes.times.count >= Self.strikesToEnd else { return }
-        strikes = ("", [])
-        manager.endCurrentKeyboard(because: "answered \(Self.strikesToEnd) events in over \(Self.slowActionNanoseconds / 1_000_000_000) s each "
-                                   + "within a minute, which holds up typing in every app")
     }
 
     /// One action's operations. A deletion followed by text in the same action (an
@@ -487,7 +502,7 @@ final class IBusFrontEnd {
         focusMoves += 1
         dropHeld()  // ibus-daemon hands what the engine sends now to the field focused next
         daemonCommitsPreedit = true
-        withinDeadline { manager.blur() }
+        manager.blur()
         daemonCommitsPreedit = false
         hidePanel(engine)
         focused = nil
@@ -561,7 +576,7 @@ final class IBusFrontEnd {
         if engine == focused {
             dropHeld()
             focused = nil  // first: what the keyboard does as it disappears has no app to reach
-            withinDeadline { manager.blur() }
+            manager.blur()
         }
         engines[engine] = nil
     }

@@ -6,6 +6,7 @@
    "v": the next viewWillAppear: takes 1.5 s, then types "PAYLOAD" and a Return;
    "h": every textWillChange: and textDidChange: takes 1.3 s (one report of the app's text: 2.6 s);
    "g": every textDidChange: takes 1.2 s;
+   "r": every textDidChange: takes 1.2 s, then types "PAYLOAD" and a Return;
    "j": every textDidChange: inserts 2 MiB;
    "b": types "b". */
 #include <kbhost_keyboard.h>
@@ -36,9 +37,9 @@ static void slow_did_load(slow_keyboard *self, const kbh_selector_v1 *cmd) {
     static const kbh_key_spec_v1 keys[] = {
         {.label = "t", .action = "arm:"}, {.label = "o", .action = "arm:"}, {.label = "v", .action = "arm:"},
         {.label = "h", .action = "arm:"}, {.label = "g", .action = "arm:"}, {.label = "j", .action = "arm:"},
-        {.label = "b", .action = "quick"},
+        {.label = "r", .action = "arm:"}, {.label = "b", .action = "quick"},
     };
-    kbh_row_spec_v1 rows[] = {{keys, 7}};
+    kbh_row_spec_v1 rows[] = {{keys, 8}};
     kbh_layout_v1 layout = {.rows = rows, .row_count = 1};
     self->host->set_layout(self->host->ctx, &layout);
 }
@@ -74,6 +75,10 @@ static void slow_did_change(slow_keyboard *self, const kbh_selector_v1 *cmd, voi
     case 'o': pause_ms(1500); break;
     case 'h': pause_ms(1300); break;
     case 'g': pause_ms(1200); break;
+    case 'r':
+        pause_ms(1200);
+        payload(self);
+        break;
     case 'j': {
         static char *big;
         if (!big) {

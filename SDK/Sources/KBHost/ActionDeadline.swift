@@ -7,8 +7,10 @@ import Synchronization
 /// deadline, a keyboard that took just under it in each held the IBus engine — every app of
 /// the session — about 10 s per app event and was never ended (sixteenth red team, F3).
 /// Under `within`, the keyboards' calls end at the action's deadline if it comes first; a
-/// keyboard that misses it fails as for its own call's deadline. Launches and loads keep
-/// their own deadlines (a keyboard's start is not its event).
+/// keyboard that misses it fails as for its own call's deadline. Launches keep their own
+/// deadlines and the action's clock stops while one runs (`excluding`: a keyboard's start, up
+/// to 3 s for a person, is not its event); a keyboard landed on after a failure gets the whole
+/// deadline again (`renew`).
 public final class ActionDeadline: Sendable {
     private let state = Mutex<(end: Int64, milliseconds: Int)?>(nil)
     private let waited = Mutex<Int64>(0)
@@ -35,5 +37,20 @@ public final class ActionDeadline: Sendable {
         if outer == nil { waited.withLock { $0 = 0 } }
         defer { if outer == nil { state.withLock { $0 = nil } } }
         return try body()
+    }
+
+    /// Runs `body` (a launch) with the action's clock stopped: its deadline moves on by the time it took.
+    func excluding<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        let start = Sys.monotonicNanoseconds()
+        defer {
+            let spent = Sys.monotonicNanoseconds() - start
+            state.withLock { if let action = $0 { $0 = (action.end + spent, action.milliseconds) } }
+        }
+        return try body()
+    }
+
+    /// The action's deadline starts again (a keyboard landed on after one failed mid-action).
+    func renew() {
+        state.withLock { if let action = $0 { $0 = (Sys.monotonicNanoseconds() + Int64(action.milliseconds) * 1_000_000, action.milliseconds) } }
     }
 }

@@ -50,6 +50,7 @@ extension InputManager {
         }
         lastFailover = Failover(keyboardID: id, reason: reason, failure: failure, committed: failed?.document, landedOn: landing)
         currentID = id  // so that activate() records the failed one as previous
+        actionDeadline.renew()  // what the failed one spent of a front end's action is not the landing's
         activate(landing)
         failedUntilSwitch = (id, currentID)
         if lastFailover?.keyboardID == id { lastFailover?.landedOn = currentID }  // else the landing failed too: that one is the last

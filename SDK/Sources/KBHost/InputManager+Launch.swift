@@ -49,6 +49,10 @@ extension InputManager {
     /// user's `settings` grant it (keyboards apart: nothing), and puts it in the pool (the
     /// pool's keyboards' peaks noted first: the least recently used may end).
     func launch(_ loadable: LoadableKeyboard, settings: KeyboardSettings) throws -> KeyboardSession {
+        try actionDeadline.excluding { () throws -> KeyboardSession in try start(loadable, settings: settings) }
+    }
+
+    private func start(_ loadable: LoadableKeyboard, settings: KeyboardSettings) throws -> KeyboardSession {
         let id = loadable.identifier
         var configuration = installation.processConfiguration
         configuration.keepSpare = launching.keepsSpare

@@ -47,10 +47,10 @@ unsigned kbh_ibus_watch(int fd, int (*callback)(void *context), void *context);
 /* Calls back on the main loop after milliseconds; 0 when the timer ends. */
 unsigned kbh_ibus_timer(unsigned milliseconds, int (*callback)(void *context), void *context);
 
-/* Calls back on the main loop once ibus-daemon has answered a question asked now (NameHasOwner):
-   whatever the daemon sent this process before it read the question (a focus change) has been
-   handled by then. Calls back at once when not connected. */
-void kbh_ibus_after_round_trip(int (*callback)(void *context), void *context);
+/* Calls back on the main loop once ibus-daemon has answered a question asked now (NameHasOwner),
+   with answered 1: whatever the daemon sent this process before it read the question (a focus
+   change) has been handled by then. answered 0: no answer within 2 s, or not connected. */
+void kbh_ibus_after_round_trip(int (*callback)(void *context, int answered), void *context);
 
 const char *kbh_ibus_engine_name(void *engine);
 int kbh_ibus_has_surrounding_text(void *engine);
