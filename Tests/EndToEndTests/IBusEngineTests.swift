@@ -64,7 +64,9 @@ final class IBusWorld {
         }
         daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: "/usr/bin/ibus-daemon")
-        daemon.arguments = ["--panel=disable", "--emoji-extension=disable", "--config=disable", "--cache=none",
+        // --verbose: without it ibus-daemon starts engines with stderr on /dev/null, and `log` (in
+        // every failure message) would hold nothing of the engine's.
+        daemon.arguments = ["--panel=disable", "--emoji-extension=disable", "--config=disable", "--cache=none", "--verbose",
                             "--address=unix:path=" + w.root + "/ibus.sock"]
         var daemonEnv = ProcessInfo.processInfo.environment.merging(env) { $1 }
         daemonEnv["IBUS_COMPONENT_PATH"] = w.root + "/component"
