@@ -463,13 +463,17 @@ final class IBusFrontEnd {
         let auxiliary = notice.isEmpty ? (active?.layout.display ?? "") : notice
         if auxiliary != shownAuxiliary {
             shownAuxiliary = auxiliary
-            kbh_ibus_auxiliary(engine, TerminalText.line(auxiliary))
+            // Cut to what a panel can show before it is escaped (a keyboard's display line may be megabytes).
+            let line = TerminalText.line(auxiliary.prefix(Self.auxiliaryLimit + 1))
+            kbh_ibus_auxiliary(engine, line.count > Self.auxiliaryLimit ? line.prefix(Self.auxiliaryLimit - 1) + "…" : line)
         }
     }
 
     /// Candidates shown in IBus's window, at most; and the characters of one candidate's label.
     static let candidateLimit = 100
     static let candidateLabelLimit = 80
+    /// The characters of the auxiliary text (the display line or a failure notice), at most.
+    static let auxiliaryLimit = 200
 
     func hidePanel(_ engine: UnsafeMutableRawPointer) {
         lastDrawn = nil

@@ -24,6 +24,25 @@ struct IBusPanelTextTests {
     }
 }
 
+/// A display line of 1 MiB of ESC characters, each shown as an escape: escaping appended each
+/// escape to a String.UnicodeScalarView, which copies all of it every time, and the engine spent
+/// minutes on that one line while no app's key was answered (seventeenth red team). The line is
+/// cut to what a panel shows, and escaping is linear wherever kbhost prints a keyboard's text.
+@Suite("kbhost ibus: a huge display line is shown cut, at once", .serialized,
+       .enabled(if: IBusWorld.missing.isEmpty, IBusWorld.skipNote))
+struct IBusHugeDisplayTests {
+    @Test func aMegabyteOfEscapesIsShownCutAndKeysGoOn() throws {
+        let id = "dev.example.SlowReport"
+        let world = try IBusWorld([["enable", id], ["set", id]], bundles: [(id, "SlowReport")])
+        let app = try world.client(purpose: 0)
+        var s = try app.send("type d")
+        #expect(s.handled == true)
+        #expect(s.auxiliary.hasPrefix(#"\u{1B}\u{1B}"#) && s.auxiliary.count <= 200, "\(s.auxiliary.prefix(40))… (\(s.auxiliary.count))")
+        s = try world.client(purpose: 0).send("type b")
+        #expect(s.text == "b", "another app's key is answered")
+    }
+}
+
 /// A keyboard with thousands of candidates: the panel shows the first hundred, each cut to what
 /// a candidate window can show (the third red team's keyboard cost 1.2 s a key with 60,000).
 @Suite("kbhost ibus: the candidate window is bounded", .serialized,

@@ -8,6 +8,7 @@
    "g": every textDidChange: takes 1.2 s;
    "r": every textDidChange: takes 1.2 s, then types "PAYLOAD" and a Return;
    "j": every textDidChange: inserts 2 MiB;
+   "d": sets a display line of 1 MiB of ESC characters (each shown as an escape in the panel);
    "b": types "b". */
 #include <kbhost_keyboard.h>
 #include <stdbool.h>
@@ -38,8 +39,9 @@ static void slow_did_load(slow_keyboard *self, const kbh_selector_v1 *cmd) {
         {.label = "t", .action = "arm:"}, {.label = "o", .action = "arm:"}, {.label = "v", .action = "arm:"},
         {.label = "h", .action = "arm:"}, {.label = "g", .action = "arm:"}, {.label = "j", .action = "arm:"},
         {.label = "r", .action = "arm:"}, {.label = "b", .action = "quick"},
+        {.label = "d", .action = "huge_display"},
     };
-    kbh_row_spec_v1 rows[] = {{keys, 8}};
+    kbh_row_spec_v1 rows[] = {{keys, 9}};
     kbh_layout_v1 layout = {.rows = rows, .row_count = 1};
     self->host->set_layout(self->host->ctx, &layout);
 }
@@ -52,6 +54,16 @@ static void slow_arm(slow_keyboard *self, const kbh_selector_v1 *cmd, const kbh_
 static void slow_quick(slow_keyboard *self, const kbh_selector_v1 *cmd) {
     (void)cmd;
     self->host->insert_text(self->host->ctx, "b");
+}
+
+static void slow_huge_display(slow_keyboard *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    char *line = malloc((1 << 20) + 1);
+    if (!line) return;
+    memset(line, 0x1B, 1 << 20);
+    line[1 << 20] = 0;
+    self->host->set_display(self->host->ctx, line);
+    free(line);
 }
 
 static void payload(slow_keyboard *self) {
@@ -106,11 +118,12 @@ static const kbh_selector_v1 SlowReport_selectors[] = {
     {"viewDidLoad", "v@:", (void *)slow_did_load, NULL},
     {"arm:", "v@:@", (void *)slow_arm, NULL},
     {"quick", "v@:", (void *)slow_quick, NULL},
+    {"huge_display", "v@:", (void *)slow_huge_display, NULL},
     {"textWillChange:", "v@:@", (void *)slow_will_change, NULL},
     {"textDidChange:", "v@:@", (void *)slow_did_change, NULL},
     {"viewWillAppear:", "v@:B", (void *)slow_will_appear, NULL},
 };
 
 const kbh_class_v1 SlowReport_class = {
-    .name = "SlowReport", .create = slow_create, .selectors = SlowReport_selectors, .selector_count = 6,
+    .name = "SlowReport", .create = slow_create, .selectors = SlowReport_selectors, .selector_count = 7,
 };

@@ -43,20 +43,24 @@ public enum TerminalText {
     /// `text` with the characters that are not data for a terminal in `place` escaped.
     public static func escape(_ text: some StringProtocol, for place: Place) -> String {
         guard text.unicodeScalars.contains(where: { isEscaped($0, in: place) }) else { return String(text) }
-        var out = String.UnicodeScalarView()
+        // Appended to a String: appending a sequence to a String.UnicodeScalarView copies all of it each
+        // time, and a 1 MiB display line of ESC held the IBus engine (every app's keys) for minutes
+        // (seventeenth red team).
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
             guard isEscaped(scalar, in: place) else {
-                out.append(scalar)
+                out.unicodeScalars.append(scalar)
                 continue
             }
             switch scalar {
-            case "\n": out.append(contentsOf: #"\n"#.unicodeScalars)
-            case "\r": out.append(contentsOf: #"\r"#.unicodeScalars)
-            case "\t": out.append(contentsOf: #"\t"#.unicodeScalars)
-            default: out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            case "\n": out += #"\n"#
+            case "\r": out += #"\r"#
+            case "\t": out += #"\t"#
+            default: out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             }
         }
-        return String(out)
+        return out
     }
 
     /// One line: a name, an identifier, a label, a display line.
@@ -77,15 +81,16 @@ public enum TerminalText {
     /// outside strings JSON is ASCII, so every one of them is inside a string.)
     public static func json(_ encoded: String) -> String {
         guard encoded.unicodeScalars.contains(where: { (0x7F...0x9F).contains($0.value) }) else { return encoded }
-        var out = String.UnicodeScalarView()
+        var out = ""  // (a String: see `escape`)
+        out.reserveCapacity(encoded.utf8.count)
         for scalar in encoded.unicodeScalars {
             if (0x7F...0x9F).contains(scalar.value) {
-                out.append(contentsOf: "\\u00\(String(scalar.value, radix: 16))".unicodeScalars)
+                out += "\\u00" + String(scalar.value, radix: 16)
             } else {
-                out.append(scalar)
+                out.unicodeScalars.append(scalar)
             }
         }
-        return String(out)
+        return out
     }
 }
 

@@ -133,23 +133,26 @@ extension KeyboardPicture {
     /// normalize away) as their Control Pictures symbols, DEL as ␡; C1 controls
     /// and the noncharacters U+FFFE, U+FFFF, which XML does not allow, as U+FFFD.
     public static func xml(_ text: String) -> String {
-        var out = String.UnicodeScalarView()
+        // A String, appended to: a sequence appended to a String.UnicodeScalarView copies all of it
+        // each time (quadratic; see TerminalText.escape).
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
             switch scalar {
-            case "&": out.append(contentsOf: "&amp;".unicodeScalars)
-            case "<": out.append(contentsOf: "&lt;".unicodeScalars)
-            case ">": out.append(contentsOf: "&gt;".unicodeScalars)
-            case "\"": out.append(contentsOf: "&quot;".unicodeScalars)
-            case "'": out.append(contentsOf: "&apos;".unicodeScalars)
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
             default:
                 switch scalar.value {
-                case 0..<0x20: out.append(Unicode.Scalar(0x2400 + scalar.value)!)
-                case 0x7F: out.append("\u{2421}")
-                case 0x80...0x9F, 0xFFFE, 0xFFFF: out.append("\u{FFFD}")
-                default: out.append(scalar)
+                case 0..<0x20: out.unicodeScalars.append(Unicode.Scalar(0x2400 + scalar.value)!)
+                case 0x7F: out += "\u{2421}"
+                case 0x80...0x9F, 0xFFFE, 0xFFFF: out += "\u{FFFD}"
+                default: out.unicodeScalars.append(scalar)
                 }
             }
         }
-        return String(out)
+        return out
     }
 }
