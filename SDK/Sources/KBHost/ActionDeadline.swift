@@ -13,18 +13,15 @@ import Synchronization
 /// deadline again (`renew`).
 public final class ActionDeadline: Sendable {
     private let state = Mutex<(end: Int64, milliseconds: Int)?>(nil)
-    private let waited = Mutex<Int64>(0)
 
     public init() {}
 
     /// When the action under way ends, and how long it was given (nil: no action under way).
     var current: (end: Int64, milliseconds: Int)? { state.withLock { $0 } }
 
-    /// The time the last action (the one under way, if any) waited for its keyboards' answers to
-    /// events: what a keyboard made its front end wait, launches and loads not counted.
-    public var waitedNanoseconds: Int64 { waited.withLock { $0 } }
-
-    func noteWait(_ nanoseconds: Int64) { waited.withLock { $0 += nanoseconds } }
+    /// The time the last action (the one under way, if any) spent in launches (`excluding`).
+    public var launchingNanoseconds: Int64 { launching.withLock { $0 } }
+    private let launching = Mutex<Int64>(0)
 
     /// Runs `body` as one action of at most `milliseconds` of keyboard calls in all; an action
     /// inside another keeps the outer one's deadline.
@@ -34,7 +31,7 @@ public final class ActionDeadline: Sendable {
             if outer == nil { state = (Sys.monotonicNanoseconds() + Int64(milliseconds) * 1_000_000, milliseconds) }
             return outer
         }
-        if outer == nil { waited.withLock { $0 = 0 } }
+        if outer == nil { launching.withLock { $0 = 0 } }
         defer { if outer == nil { state.withLock { $0 = nil } } }
         return try body()
     }
@@ -45,6 +42,7 @@ public final class ActionDeadline: Sendable {
         defer {
             let spent = Sys.monotonicNanoseconds() - start
             state.withLock { if let action = $0 { $0 = (action.end + spent, action.milliseconds) } }
+            launching.withLock { $0 += spent }
         }
         return try body()
     }

@@ -349,13 +349,11 @@ public final class ExtensionProcess {
     private func receive(phase: () -> String, deadlineMilliseconds callDeadline: Int,
                          sharesActionDeadline: Bool = false) throws(KeyboardFailure) -> WorkerMessage {
         var deadlineMilliseconds = callDeadline
-        let start = Sys.monotonicNanoseconds()
-        var deadline = start + Int64(callDeadline) * 1_000_000
+        var deadline = Sys.monotonicNanoseconds() + Int64(callDeadline) * 1_000_000
         if sharesActionDeadline, let action = configuration.actionDeadline?.current, action.end < deadline {
             // Reported as the action's deadline: the keyboard had that long for the event, in all.
             (deadline, deadlineMilliseconds) = (action.end, action.milliseconds)
         }
-        defer { if sharesActionDeadline { configuration.actionDeadline?.noteWait(Sys.monotonicNanoseconds() - start) } }
         var timeout = Int(max((deadline - Sys.monotonicNanoseconds() + 999_999) / 1_000_000, 1))
         repliesSinceDrain += 1
         if repliesSinceDrain >= 32 { drainOutput() }
