@@ -107,7 +107,7 @@ final class IBusFrontEnd {
         return busy > Self.lateAfterNanoseconds && busy * 10 > (now - runStart) * 8
     }
     var focusMoves = 0
-    var late: [(moves: Int, engine: UnsafeMutableRawPointer, operations: [ClientEdit], oneAction: Bool)] = []
+    var late: [(moves: Int, engine: UnsafeMutableRawPointer, signals: [Signal])] = []
     /// The question is out (`late` waits for its answer), asked when `callsHandled` was this.
     var lateAsked: Int?
     /// IBus's calls handled so far: an answer that waited behind one says nothing of focus changes
@@ -169,21 +169,40 @@ final class IBusFrontEnd {
         let moves = moves ?? focusMoves
         guard moves == focusMoves else { return }  // for a field that lost the focus meanwhile
         if heldSinceFocus != nil { return hold(operations, oneAction: oneAction) }
-        if !late.isEmpty || isLate {  // (after late ones, in order)
-            late.append((moves, engine, operations, oneAction))
-            if lateAsked == nil { askForLate() }
-            return
-        }
         // An action's edits get the allowance; edits outside one (news, a timer) share what is left
         // until the next: each had an allowance of its own, and a keyboard that moved back and forth
         // 200 times as it disappeared made the engine forward 400,000 keys (fifteenth red team).
         if oneAction { movesLeft = Self.maxMovesPerDelivery }
-        if oneAction { replay(operations, on: engine) } else { operations.forEach { replay($0, on: engine) } }
+        let out = oneAction ? signals(for: operations, on: engine) : operations.flatMap { signals(for: $0, on: engine) }
+        if !late.isEmpty || isLate {  // (after late ones, in order)
+            late.append((moves, engine, out))
+            if lateAsked == nil { askForLate() }
+            return
+        }
+        send(out.prefix(Self.signalsAtOnce), on: engine)
+        if out.count > Self.signalsAtOnce {  // the rest once the daemon says the focus is still here
+            late.append((moves, engine, Array(out.dropFirst(Self.signalsAtOnce))))
+            askForLate()
+        }
         // What was just handed to IBus leaves on GDBus's own thread: where it shares this CPU
         // it runs now rather than after the rest of the key (pinned to one CPU, a key's commit
         // reached the app 15% sooner; on a free CPU this costs one system call).
         sched_yield()
     }
+
+    /// What the engine sends the app: each a message to ibus-daemon.
+    enum Signal {
+        case commit(String)
+        case preedit(String, cursor: Int, selected: Int)
+        case deleteSurrounding(characters: Int)
+        case key(keyval: UInt32, code: UInt32)
+    }
+
+    /// Signals sent at once, at most; the rest go after a round trip to the daemon each, and only
+    /// while the focus stays. ibus-daemon hands each message to the field focused when it reads it:
+    /// a commit, 998 moves and a Return took the engine 80–140 ms to send, and a focus change meanwhile
+    /// put the Return in the password field the user moved to (seventeenth red team).
+    static let signalsAtOnce = 32
 
     /// Keeps edits until the field's purpose is known, up to `heldLimit` characters in all.
     func hold(_ operations: [ClientEdit], oneAction: Bool) {
@@ -207,10 +226,10 @@ final class IBusFrontEnd {
         heldSinceFocus!.append((operations, oneAction))
     }
 
-    /// What slow actions made, once ibus-daemon answered a question asked after them (so that the
-    /// focus changes it sent meanwhile were handled first): to the app if the focus did not move
-    /// since each action began, else nowhere (the field it was for lost the focus). One entry's
-    /// text and Return go together.
+    /// What slow actions made (and what long ones made past their first `signalsAtOnce` signals),
+    /// once ibus-daemon answered a question asked after them (so that the focus changes it sent
+    /// meanwhile were handled first): to the app if the focus did not move since each action
+    /// began, else nowhere (the field it was for lost the focus); `signalsAtOnce` an answer.
     func askForLate() {
         lateAsked = callsHandled
         kbh_ibus_after_round_trip({ context, answered in
@@ -226,14 +245,17 @@ final class IBusFrontEnd {
             return
         }
         guard lateAsked == callsHandled else { return askForLate() }  // the answer waited behind a call
-        let waiting = late
-        late = []
         lateAsked = nil
-        for entry in waiting where entry.moves == focusMoves && entry.engine == focused {
-            if entry.oneAction { movesLeft = Self.maxMovesPerDelivery }
-            guard !manager.field.traits.isSecureTextEntry else { continue }
-            if entry.oneAction { replay(entry.operations, on: entry.engine) } else { entry.operations.forEach { replay($0, on: entry.engine) } }
+        late.removeAll { $0.moves != focusMoves || $0.engine != focused || manager.field.traits.isSecureTextEntry }
+        var budget = Self.signalsAtOnce
+        while budget > 0, !late.isEmpty {
+            let count = min(budget, late[0].signals.count)
+            send(late[0].signals.prefix(count), on: late[0].engine)
+            budget -= count
+            late[0].signals.removeFirst(count)
+            if late[0].signals.isEmpty { late.removeFirst() }
         }
+        if !late.isEmpty { askForLate() }
     }
 
     /// The field's purpose is known now: what the keyboard did since focus reaches the app
@@ -300,30 +322,42 @@ final class IBusFrontEnd {
         refreshPanel()
     }
 
-    func replay(_ operation: ClientEdit, on engine: UnsafeMutableRawPointer) {
+    /// The signals for one operation.
+    func signals(for operation: ClientEdit, on engine: UnsafeMutableRawPointer) -> [Signal] {
         switch operation {
         case .commit("\n"):
             // A return key's newline reaches the app as the Return key: a one-line field
             // activates, a terminal gets Enter (a committed "\n" does neither everywhere).
-            kbh_ibus_forward_key(engine, KeySym.returnKey, KeySym.returnCode, 0)
-        case .commit(let text): kbh_ibus_commit(engine, text)
-        case .preedit(let text, let cursor, let selected):
-            kbh_ibus_preedit(engine, text, UInt32(clamping: cursor), UInt32(clamping: selected))
+            return [.key(keyval: KeySym.returnKey, code: KeySym.returnCode)]
+        case .commit(let text): return [.commit(text)]
+        case .preedit(let text, let cursor, let selected): return [.preedit(text, cursor: cursor, selected: selected)]
         case .deleteBackward(let characters):
             // Some apps (Chromium, terminals) claim surrounding text but ignore deletions of it:
             // KBHOST_IBUS_FORWARD_DELETE=1 makes the engine send BackSpace instead, as Keyman does.
             if kbh_ibus_has_surrounding_text(engine) != 0, ProcessInfo.processInfo.environment["KBHOST_IBUS_FORWARD_DELETE"] == nil {
-                kbh_ibus_delete_surrounding(engine, -Int32(clamping: characters), UInt32(clamping: characters))
-            } else {
-                kbh_ibus_forward_key(engine, KeySym.backSpace, KeySym.backSpaceCode, 0)
+                return [.deleteSurrounding(characters: characters)]
             }
+            return [.key(keyval: KeySym.backSpace, code: KeySym.backSpaceCode)]
         case .deleteSelection:
-            kbh_ibus_forward_key(engine, KeySym.backSpace, KeySym.backSpaceCode, 0)
+            return [.key(keyval: KeySym.backSpace, code: KeySym.backSpaceCode)]
         case .moveCursor(let characters):
             let (keyval, code) = characters < 0 ? (KeySym.left, KeySym.leftCode) : (KeySym.right, KeySym.rightCode)
             let count = min(abs(characters), movesLeft)
             movesLeft -= count
-            for _ in 0..<count { kbh_ibus_forward_key(engine, keyval, code, 0) }
+            return Array(repeating: .key(keyval: keyval, code: code), count: count)
+        }
+    }
+
+    func send(_ signals: some Sequence<Signal>, on engine: UnsafeMutableRawPointer) {
+        for signal in signals {
+            switch signal {
+            case .commit(let text): kbh_ibus_commit(engine, text)
+            case .preedit(let text, let cursor, let selected):
+                kbh_ibus_preedit(engine, text, UInt32(clamping: cursor), UInt32(clamping: selected))
+            case .deleteSurrounding(let characters):
+                kbh_ibus_delete_surrounding(engine, -Int32(clamping: characters), UInt32(clamping: characters))
+            case .key(let keyval, let code): kbh_ibus_forward_key(engine, keyval, code, 0)
+            }
         }
     }
 
@@ -416,14 +450,11 @@ final class IBusFrontEnd {
     /// commit; a deletion alone is a forwarded BackSpace, which also deletes the app's
     /// selection (GTK 3 never tells an input method it has one) — forwarded keys reach
     /// GTK after the commits of the same action, so they are kept for deletions alone.
-    func replay(_ operations: [ClientEdit], on engine: UnsafeMutableRawPointer) {
-        for operation in operations {
-            if operations.count == 1, case .deleteBackward = operation {
-                kbh_ibus_forward_key(engine, KeySym.backSpace, KeySym.backSpaceCode, 0)
-            } else {
-                replay(operation, on: engine)
-            }
+    func signals(for operations: [ClientEdit], on engine: UnsafeMutableRawPointer) -> [Signal] {
+        if operations.count == 1, case .deleteBackward = operations[0] {
+            return [.key(keyval: KeySym.backSpace, code: KeySym.backSpaceCode)]
         }
+        return operations.flatMap { signals(for: $0, on: engine) }
     }
 
     /// The keyboard's display line as auxiliary text, its candidate and

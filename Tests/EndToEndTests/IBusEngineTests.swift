@@ -125,6 +125,9 @@ final class IBusClient {
         var error: String?
         /// The text's length in characters, after `brief N` (which cuts `text` to its end).
         var length: Int?
+        /// What the app's second context (`second N`) was sent.
+        var second_commits: [String]?
+        var second_forwarded: [String]?
     }
 
     let process = Process()

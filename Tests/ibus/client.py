@@ -16,7 +16,10 @@ Commands, one per line on stdin; after each, one JSON line with the field's stat
   page_down | page_up
   settext TEXT           the app changes its own text (cursor at the end)
   brief N                reports carry the text's last N characters and "length" (for megabytes of text)
-  wait MS                let signals arrive
+  keyfocus KEY MS N      press and release KEY (not waiting for the answers), then MS ms later a second input
+                         context of this app with purpose N (a password field: 8) takes the focus (a user
+                         moving on at once; a dialog); signals arrive for a second. Its commits and forwarded
+                         keys are reported as "second_commits" and "second_forwarded"
   quit
 Each state also counts the signals the engine sent the app during that command, by name ("signals").
 """
@@ -36,7 +39,9 @@ if not bus.is_connected():
 
 ctx = GLib.MainContext.default()
 state = {"text": "", "cursor": 0, "preedit": "", "preedit_cursor": 0, "candidates": [], "auxiliary": "",
-         "forwarded": [], "handled": None, "deleted": 0, "commits": [], "signals": {}}
+         "forwarded": [], "handled": None, "deleted": 0, "commits": [], "signals": {},
+         "second_commits": [], "second_forwarded": []}
+second = None
 caps_surrounding = True
 
 
@@ -288,6 +293,21 @@ for line in sys.stdin:
             state["cursor"] = len(arg)
             send_surrounding()
             pump(50)
+        elif cmd == "keyfocus":
+            name, ms, purpose = arg.split()
+            kv = keyval_of(name)
+            for mask in (0, IBus.ModifierType.RELEASE_MASK):
+                ic.process_key_event_async(kv, KEYCODES.get(kv, 0), mask, -1, None, None, None)
+            pump(int(ms))
+            second = bus.create_input_context("kbhost-test-client-2")
+            second.connect("commit-text", lambda _ic, text: state["second_commits"].append(text.get_text()))
+            second.connect("forward-key-event", lambda _ic, kv, _kc, mask: None if mask & IBus.ModifierType.RELEASE_MASK
+                           else state["second_forwarded"].append(IBus.keyval_name(kv)))
+            second.set_capabilities(IBus.Capabilite.PREEDIT_TEXT | IBus.Capabilite.FOCUS)
+            second.focus_in()
+            second.set_engine("kbhost")
+            second.set_content_type(int(purpose), 0)
+            pump(1000)
         elif cmd == "brief":
             brief = int(arg)
         elif cmd == "wait":

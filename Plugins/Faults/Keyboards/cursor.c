@@ -26,8 +26,9 @@ static void cursor_did_load(cursor_keyboard *self, const kbh_selector_v1 *cmd) {
         {.label = "f", .action = "far"},
         {.label = "n", .action = "near"},
         {.label = "d", .action = "arm"},
+        {.label = "w", .action = "wobble"},
     };
-    kbh_row_spec_v1 rows[] = {{keys, 3}};
+    kbh_row_spec_v1 rows[] = {{keys, 4}};
     kbh_layout_v1 layout = {.rows = rows, .row_count = 1};
     self->host->set_layout(self->host->ctx, &layout);
 }
@@ -47,6 +48,18 @@ static void cursor_near(cursor_keyboard *self, const kbh_selector_v1 *cmd) {
     (void)cmd;
     self->host->insert_text(self->host->ctx, "ab");
     self->host->adjust_text_position(self->host->ctx, -1);
+}
+
+/* "w": "PAYLOAD", 998 moves of one character back and forth, and a Return: one action that takes
+   the engine a while to send (seventeenth red team). */
+static void cursor_wobble(cursor_keyboard *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    self->host->insert_text(self->host->ctx, "PAYLOAD");
+    for (int i = 0; i < 499; i++) {
+        self->host->adjust_text_position(self->host->ctx, -1);
+        self->host->adjust_text_position(self->host->ctx, 1);
+    }
+    self->host->insert_text(self->host->ctx, "\n");
 }
 
 static void cursor_arm(cursor_keyboard *self, const kbh_selector_v1 *cmd) {
@@ -71,11 +84,12 @@ static const kbh_selector_v1 FarCursorMove_selectors[] = {
     {"far", "v@:", (void *)cursor_far, NULL},
     {"near", "v@:", (void *)cursor_near, NULL},
     {"arm", "v@:", (void *)cursor_arm, NULL},
+    {"wobble", "v@:", (void *)cursor_wobble, NULL},
     {"viewWillDisappear:", "v@:B", (void *)cursor_will_disappear, NULL},
 };
 
 const kbh_class_v1 FarCursorMove_class = {
-    .name = "FarCursorMove", .create = cursor_create, .selectors = FarCursorMove_selectors, .selector_count = 5,
+    .name = "FarCursorMove", .create = cursor_create, .selectors = FarCursorMove_selectors, .selector_count = 6,
 };
 
 /* SlowKey: "s" takes 0.7 s (under every deadline), then types "PAYLOAD"; "b" types "b" at once.
