@@ -92,11 +92,13 @@ final class IBusFrontEnd {
     /// most of the time, not the typist's pace), what the keyboard makes waits (`late`) until
     /// ibus-daemon has answered a question asked after it (`kbh_ibus_after_round_trip`), so that a
     /// focus change it sent meanwhile is handled first, and reaches the app only if the focus has
-    /// not moved since the action began (`focusMoves`). 20 ms: a focus change during a call shorter
+    /// not moved since the action began (`focusMoves`). 5 ms: a focus change during a call shorter
     /// than that still meets its output (as for any IBus engine, whose every call has such a window);
-    /// a keyboard that made each call 99 ms long had that long, with 100 ms. A sample keyboard's key
-    /// takes a fraction of a millisecond in a release build (0.3–0.5 ms press to commit through IBus).
-    static let lateAfterNanoseconds: Int64 = 20_000_000
+    /// a keyboard that made each call 90 ms long had that long with 100 ms, and put its text and a
+    /// Return in the password field a dialog or a click had just focused (seventeenth red team). A
+    /// sample keyboard's key takes a fraction of a millisecond in a release build (0.3–0.5 ms press
+    /// to commit through IBus); where one takes longer, its text waits a round trip (~0.3 ms).
+    static let lateAfterNanoseconds: Int64 = 5_000_000
     /// The run of calls under way (none more than 2 ms after the last): its start, the time spent in
     /// them, the current call's start (calls nest: `inCall` deep), and the last one's end.
     var runStart: Int64 = 0, runBusy: Int64 = 0, callStart: Int64 = 0, lastCallEnd: Int64 = 0, inCall = 0
@@ -179,9 +181,10 @@ final class IBusFrontEnd {
             if lateAsked == nil { askForLate() }
             return
         }
-        send(out.prefix(Self.signalsAtOnce), on: engine)
-        if out.count > Self.signalsAtOnce {  // the rest once the daemon says the focus is still here
-            late.append((moves, engine, Array(out.dropFirst(Self.signalsAtOnce))))
+        let now = Self.batch(out[...], budget: Self.signalsAtOnce)
+        send(out.prefix(now), on: engine)
+        if out.count > now {  // the rest once the daemon says the focus is still here
+            late.append((moves, engine, Array(out.dropFirst(now))))
             askForLate()
         }
         // What was just handed to IBus leaves on GDBus's own thread: where it shares this CPU
@@ -196,6 +199,8 @@ final class IBusFrontEnd {
         case preedit(String, cursor: Int, selected: Int)
         case deleteSurrounding(characters: Int)
         case key(keyval: UInt32, code: UInt32)
+
+        var isKey: Bool { if case .key = self { true } else { false } }
     }
 
     /// Signals sent at once, at most; the rest go after a round trip to the daemon each, and only
@@ -203,6 +208,18 @@ final class IBusFrontEnd {
     /// a commit, 998 moves and a Return took the engine 80–140 ms to send, and a focus change meanwhile
     /// put the Return in the password field the user moved to (seventeenth red team).
     static let signalsAtOnce = 32
+
+    /// How many of `signals` go in one batch: at most `budget`, and never a forwarded key after text
+    /// (a Return after a commit): the key waits for the next answer, so that a focus change while the
+    /// text went cannot take the Return, which submits the field it lands in (seventeenth red team).
+    static func batch(_ signals: ArraySlice<Signal>, budget: Int) -> Int {
+        var count = 0
+        for signal in signals.prefix(budget) {
+            if count > 0, case .key = signal, !signals[signals.startIndex + count - 1].isKey { break }
+            count += 1
+        }
+        return count
+    }
 
     /// Keeps edits until the field's purpose is known, up to `heldLimit` characters in all.
     func hold(_ operations: [ClientEdit], oneAction: Bool) {
@@ -249,11 +266,12 @@ final class IBusFrontEnd {
         late.removeAll { $0.moves != focusMoves || $0.engine != focused || manager.field.traits.isSecureTextEntry }
         var budget = Self.signalsAtOnce
         while budget > 0, !late.isEmpty {
-            let count = min(budget, late[0].signals.count)
+            let count = Self.batch(late[0].signals[...], budget: budget)
+            guard count > 0 else { break }
             send(late[0].signals.prefix(count), on: late[0].engine)
             budget -= count
             late[0].signals.removeFirst(count)
-            if late[0].signals.isEmpty { late.removeFirst() }
+            if late[0].signals.isEmpty { late.removeFirst() } else { break }  // a key after text: the next answer
         }
         if !late.isEmpty { askForLate() }
     }

@@ -72,6 +72,20 @@ struct IBusSlowKeyboardTests {
                 "reached the password field: \(commits) \(forwarded)")
     }
 
+    /// A key that takes 10 ms, then types a payload and a Return; a password field takes the focus
+    /// 3 ms after the key is sent (a dialog, a click). Under the late rule's old 100 ms, a keyboard
+    /// taking 90 ms a key put its text and a Return there (seventeenth red team). The control: where
+    /// the focus stays, the app gets both.
+    @Test func whatATenMillisecondKeyMakesDoesNotReachTheNextField() throws {
+        let world = try Self.world()
+        let app = try world.client(purpose: 0)
+        let control = try app.send("type n")
+        #expect(control.commits.contains { $0.contains("PAYLOAD") }, "the control: \(control.commits)")
+        let s = try app.send("keyfocus n 3 8")
+        #expect(!(s.second_commits ?? []).contains { $0.contains("PAYLOAD") } && s.second_forwarded?.contains("Return") == false,
+                "reached the password field: \(s.second_commits ?? []) \(s.second_forwarded ?? [])")
+    }
+
     /// A key pressed right after the app reported its text waits behind a 1.5-s textDidChange:;
     /// the user moves to a password field meanwhile. The key itself is quick, and what it types
     /// was sent at once, into the password field. The control: the same key where the focus stays.

@@ -9,6 +9,7 @@
    "r": every textDidChange: takes 1.2 s, then types "PAYLOAD" and a Return;
    "j": every textDidChange: inserts 2 MiB;
    "d": sets a display line of 1 MiB of ESC characters (each shown as an escape in the panel);
+   "n": takes 10 ms, then types "PAYLOAD" and a Return;
    "b": types "b". */
 #include <kbhost_keyboard.h>
 #include <stdbool.h>
@@ -39,9 +40,9 @@ static void slow_did_load(slow_keyboard *self, const kbh_selector_v1 *cmd) {
         {.label = "t", .action = "arm:"}, {.label = "o", .action = "arm:"}, {.label = "v", .action = "arm:"},
         {.label = "h", .action = "arm:"}, {.label = "g", .action = "arm:"}, {.label = "j", .action = "arm:"},
         {.label = "r", .action = "arm:"}, {.label = "b", .action = "quick"},
-        {.label = "d", .action = "huge_display"},
+        {.label = "d", .action = "huge_display"}, {.label = "n", .action = "nap"},
     };
-    kbh_row_spec_v1 rows[] = {{keys, 9}};
+    kbh_row_spec_v1 rows[] = {{keys, 10}};
     kbh_layout_v1 layout = {.rows = rows, .row_count = 1};
     self->host->set_layout(self->host->ctx, &layout);
 }
@@ -54,6 +55,14 @@ static void slow_arm(slow_keyboard *self, const kbh_selector_v1 *cmd, const kbh_
 static void slow_quick(slow_keyboard *self, const kbh_selector_v1 *cmd) {
     (void)cmd;
     self->host->insert_text(self->host->ctx, "b");
+}
+
+static void payload(slow_keyboard *self);
+
+static void slow_nap(slow_keyboard *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    pause_ms(10);
+    payload(self);
 }
 
 static void slow_huge_display(slow_keyboard *self, const kbh_selector_v1 *cmd) {
@@ -119,11 +128,12 @@ static const kbh_selector_v1 SlowReport_selectors[] = {
     {"arm:", "v@:@", (void *)slow_arm, NULL},
     {"quick", "v@:", (void *)slow_quick, NULL},
     {"huge_display", "v@:", (void *)slow_huge_display, NULL},
+    {"nap", "v@:", (void *)slow_nap, NULL},
     {"textWillChange:", "v@:@", (void *)slow_will_change, NULL},
     {"textDidChange:", "v@:@", (void *)slow_did_change, NULL},
     {"viewWillAppear:", "v@:B", (void *)slow_will_appear, NULL},
 };
 
 const kbh_class_v1 SlowReport_class = {
-    .name = "SlowReport", .create = slow_create, .selectors = SlowReport_selectors, .selector_count = 7,
+    .name = "SlowReport", .create = slow_create, .selectors = SlowReport_selectors, .selector_count = 8,
 };
