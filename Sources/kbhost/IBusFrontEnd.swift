@@ -176,6 +176,7 @@ final class IBusFrontEnd {
         // 200 times as it disappeared made the engine forward 400,000 keys (fifteenth red team).
         if oneAction { movesLeft = Self.maxMovesPerDelivery }
         let out = oneAction ? signals(for: operations, on: engine) : operations.flatMap { signals(for: $0, on: engine) }
+        guard !out.isEmpty else { return }  // (moves beyond the allowance)
         if !late.isEmpty || isLate {  // (after late ones, in order)
             late.append((moves, engine, out))
             if lateAsked == nil { askForLate() }
@@ -263,15 +264,16 @@ final class IBusFrontEnd {
         }
         guard lateAsked == callsHandled else { return askForLate() }  // the answer waited behind a call
         lateAsked = nil
-        late.removeAll { $0.moves != focusMoves || $0.engine != focused || manager.field.traits.isSecureTextEntry }
+        late.removeAll { $0.signals.isEmpty || $0.moves != focusMoves || $0.engine != focused || manager.field.traits.isSecureTextEntry }
         var budget = Self.signalsAtOnce
         while budget > 0, !late.isEmpty {
             let count = Self.batch(late[0].signals[...], budget: budget)
-            guard count > 0 else { break }
             send(late[0].signals.prefix(count), on: late[0].engine)
             budget -= count
             late[0].signals.removeFirst(count)
-            if late[0].signals.isEmpty { late.removeFirst() } else { break }  // a key after text: the next answer
+            guard late[0].signals.isEmpty else { break }  // a key after text, or the batch is full: the next answer
+            late.removeFirst()
+            if late.first?.signals.first?.isKey == true { break }  // a key after the last action's text, too
         }
         if !late.isEmpty { askForLate() }
     }
