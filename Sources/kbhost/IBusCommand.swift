@@ -45,8 +45,8 @@ struct IBusRun: ParsableCommand {
         }
         var handlers = kbh_ibus_handlers()
         handlers.context = Unmanaged.passUnretained(frontEnd).toOpaque()
-        handlers.process_key = { ctx, engine, keyval, _, state in
-            IBusFrontEnd.from(ctx).handling { $0.key(engine!, keyval: keyval, state: state) } ? 1 : 0
+        handlers.process_key = { ctx, engine, keyval, keycode, state in
+            IBusFrontEnd.from(ctx).handling { $0.key(engine!, keyval: keyval, keycode: keycode, state: state) } ? 1 : 0
         }
         handlers.focus_in = { ctx, engine in IBusFrontEnd.from(ctx).handling { $0.focusIn(engine!) } }
         handlers.focus_out = { ctx, engine in IBusFrontEnd.from(ctx).handling { $0.focusOut(engine!) } }

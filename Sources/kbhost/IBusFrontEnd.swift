@@ -199,7 +199,7 @@ final class IBusFrontEnd {
         case commit(String)
         case preedit(String, cursor: Int, selected: Int)
         case deleteSurrounding(characters: Int)
-        case key(keyval: UInt32, code: UInt32)
+        case key(keyval: UInt32, code: UInt32, state: UInt32 = 0)
 
         var isKey: Bool { if case .key = self { true } else { false } }
     }
@@ -376,7 +376,7 @@ final class IBusFrontEnd {
                 kbh_ibus_preedit(engine, text, UInt32(clamping: cursor), UInt32(clamping: selected))
             case .deleteSurrounding(let characters):
                 kbh_ibus_delete_surrounding(engine, -Int32(clamping: characters), UInt32(clamping: characters))
-            case .key(let keyval, let code): kbh_ibus_forward_key(engine, keyval, code, 0)
+            case .key(let keyval, let code, let state): kbh_ibus_forward_key(engine, keyval, code, state)
             }
         }
     }
@@ -384,7 +384,18 @@ final class IBusFrontEnd {
     // MARK: Keys
 
     /// A key event from the app: true when the keyboard took it.
-    func key(_ engine: UnsafeMutableRawPointer, keyval: UInt32, state: UInt32) -> Bool {
+    func key(_ engine: UnsafeMutableRawPointer, keyval: UInt32, keycode: UInt32 = 0, state: UInt32) -> Bool {
+        let handled = keyboardKey(engine, keyval: keyval, state: state)
+        guard !handled, state & KeySym.releaseMask == 0, engine == focused, !late.isEmpty else { return handled }
+        // What the keyboard made is still on its way (it waits for the daemon's answer): the app would
+        // type this key before it (the preedit a crashing keyboard leaves, committed after the key that
+        // crashed it). The key goes after it, the same way, and with it if the focus moves.
+        late.append((focusMoves, engine, [.key(keyval: keyval, code: keycode, state: state)]))
+        handledPresses.insert(keyval)
+        return true
+    }
+
+    func keyboardKey(_ engine: UnsafeMutableRawPointer, keyval: UInt32, state: UInt32) -> Bool {
         guard engine == focused else { return false }
         settle(engine)
         let released = state & KeySym.releaseMask != 0
