@@ -510,8 +510,7 @@ final class IBusFrontEnd {
         // as escapes (a newline would split the row, U+202E turn it around), never passed on; and
         // cut to what a candidate window can show.
         let labels = keys.map { key in
-            let line = TerminalText.line(key.label.prefix(Self.candidateLabelLimit + 1))
-            return line.count > Self.candidateLabelLimit ? line.prefix(Self.candidateLabelLimit - 1) + "…" : line
+            Self.panelText(key.label, limit: Self.candidateLabelLimit)
         }
         candidateKeys = keys.map(\.identifier)
         candidatesAreConversions = keys.first?.identifier.hasPrefix("candidate.") == true
@@ -528,9 +527,7 @@ final class IBusFrontEnd {
         let auxiliary = notice.isEmpty ? (active?.layout.display ?? "") : notice
         if auxiliary != shownAuxiliary {
             shownAuxiliary = auxiliary
-            // Cut to what a panel can show before it is escaped (a keyboard's display line may be megabytes).
-            let line = TerminalText.line(auxiliary.prefix(Self.auxiliaryLimit + 1))
-            kbh_ibus_auxiliary(engine, line.count > Self.auxiliaryLimit ? line.prefix(Self.auxiliaryLimit - 1) + "…" : line)
+            kbh_ibus_auxiliary(engine, Self.panelText(auxiliary, limit: Self.auxiliaryLimit))
         }
     }
 
@@ -539,6 +536,14 @@ final class IBusFrontEnd {
     static let candidateLabelLimit = 80
     /// The characters of the auxiliary text (the display line or a failure notice), at most.
     static let auxiliaryLimit = 200
+
+    /// Text for the panel: cut to `limit` Unicode scalars before it is escaped (a keyboard's display
+    /// line may be megabytes), then to `limit` with "…". Scalars, not characters: 201 characters of a
+    /// letter and 18,000 combining marks each were 7 MiB, sent at every focus change (eighteenth red team).
+    static func panelText(_ text: String, limit: Int) -> String {
+        let line = TerminalText.line(String(text.unicodeScalars.prefix(limit + 1)))
+        return line.unicodeScalars.count > limit ? String(line.unicodeScalars.prefix(limit - 1)) + "…" : line
+    }
 
     func hidePanel(_ engine: UnsafeMutableRawPointer) {
         lastDrawn = nil

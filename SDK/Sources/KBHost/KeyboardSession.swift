@@ -12,20 +12,23 @@ public final class KeyboardSession {
     public internal(set) var layoutVersion = 0
     public internal(set) var events: [SessionEvent] = [] {
         didSet {  // a long-lived front end keeps the last `eventLimit` (amortized: trimmed at twice that)
-            guard let limit = eventLimit else { return }
-            if events.count > 2 * limit { events.removeFirst(events.count - limit) }
-            // … and no more than `eventDetailLimit` bytes of each: a keyboard that logs megabytes
-            // a key would otherwise grow the front end by the event count times that.
-            if let last = events.last, let detail = last.detail, detail.utf8.count > Self.eventDetailLimit {
-                events[events.count - 1].detail = SessionEvent.cut(detail, to: Self.eventDetailLimit)
+            if let limit = eventLimit, events.count > 2 * limit { events.removeFirst(events.count - limit) }
+            // … and no more than `eventDetailLimit` bytes of each (a script, `scriptEventDetailLimit`): a
+            // keyboard that logs megabytes a key would otherwise grow the front end by the event count
+            // times that (a script of 100 taps held 1.43 GB: eighteenth red team).
+            let detailLimit = eventLimit == nil ? Self.scriptEventDetailLimit : Self.eventDetailLimit
+            if let last = events.last, let detail = last.detail, detail.utf8.count > detailLimit {
+                events[events.count - 1].detail = SessionEvent.cut(detail, to: detailLimit)
             }
         }
     }
-    /// Keep only this many recent events, each detail cut to `eventDetailLimit` bytes (nil: all,
-    /// whole, as `kbhost type --json` reports them).
+    /// Keep only this many recent events, each detail cut to `eventDetailLimit` bytes (nil: all, each
+    /// cut to `scriptEventDetailLimit`, as `kbhost type --json` reports them).
     public var eventLimit: Int?
     /// With `eventLimit`: the bytes of one event's detail (a log line, the pasteboard) that are kept.
     public static let eventDetailLimit = 4096
+    /// Without: the bytes of one event's detail that a script's report keeps.
+    public static let scriptEventDetailLimit = 64 * 1024
     /// Whether `events` also records the keyboard's edits through its proxy ("insertText: a",
     /// "deleteBackward", "adjustTextPosition: -1", "setMarkedText: か {1, 0}", "unmarkText"),
     /// where they fall among the other events. Consecutive insertions of one call arrive as one.

@@ -10,15 +10,17 @@ public struct SessionEvent: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { detail.map { "\(name): \($0)" } ?? name }
 
-    /// The first characters of `text` that fit in `limit` UTF-8 bytes, and how much was cut.
-    static func cut(_ text: String, to limit: Int) -> String {
-        guard text.utf8.count > limit else { return text }
-        var end = text.utf8.index(text.utf8.startIndex, offsetBy: limit)
-        while end > text.startIndex, String.Index(end, within: text) == nil {  // whole characters only
-            end = text.utf8.index(before: end)
-        }
-        let head = String(text[..<end])
-        return head + "… (\(text.utf8.count - head.utf8.count) more bytes not kept)"
+    /// The first Unicode scalars of `text` that fit in `limit` UTF-8 bytes, and how much was cut.
+    /// Cut at a scalar (at most three steps back), not a character: finding a character boundary
+    /// inside one cluster of a million combining marks costs the cluster at each step, and one log
+    /// line of it held the IBus engine — every app's keys — for a minute (eighteenth red team).
+    public static func cut(_ text: String, to limit: Int) -> String {
+        let utf8 = text.utf8
+        guard utf8.count > limit else { return text }
+        var end = utf8.index(utf8.startIndex, offsetBy: limit)
+        while end > utf8.startIndex, UTF8.isContinuation(utf8[end]) { end = utf8.index(before: end) }
+        let head = String(text.unicodeScalars[..<end])
+        return head + "… (\(utf8.count - head.utf8.count) more bytes not kept)"
     }
 }
 
