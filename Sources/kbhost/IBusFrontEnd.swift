@@ -284,12 +284,10 @@ final class IBusFrontEnd {
     func settle(_ engine: UnsafeMutableRawPointer) {
         guard engine == focused, let held = heldSinceFocus else { return }
         guard !manager.field.traits.isSecureTextEntry else { return dropHeld() }
-        heldSinceFocus = nil
-        heldCharacters = 0
-        heldOverflowed = false
+        let reportedMeanwhile = reportWhileHeld
+        endHolding()
         held.forEach { deliver($0.operations, on: engine, oneAction: $0.oneAction) }
-        guard reportWhileHeld else { return }
-        reportWhileHeld = false
+        guard reportedMeanwhile else { return }
         if held.isEmpty, let text = engines[engine]?.surrounding {
             appReported(text, on: engine)
         } else {
@@ -300,10 +298,11 @@ final class IBusFrontEnd {
     /// Drops what was held for a field that lost the focus (or became secure).
     func dropHeld() {
         if heldSinceFocus?.isEmpty == false { reported.forget() }
-        heldSinceFocus = nil
-        heldCharacters = 0
-        heldOverflowed = false
-        reportWhileHeld = false
+        endHolding()
+    }
+
+    func endHolding() {
+        (heldSinceFocus, heldCharacters, heldOverflowed, reportWhileHeld) = (nil, 0, false, false)
     }
 
     /// Runs one of IBus's calls (or a timer's) on this engine: timed for the late rule, its keyboard

@@ -12,27 +12,26 @@ import Synchronization
 /// to 3 s for a person, is not its event); a keyboard landed on after a failure gets the whole
 /// deadline again (`renew`).
 public final class ActionDeadline: Sendable {
-    private let state = Mutex<(end: Int64, milliseconds: Int)?>(nil)
+    /// The action under way (its end, how long it was given), and what the last one spent in launches.
+    private let state = Mutex<(action: (end: Int64, milliseconds: Int)?, launching: Int64)>((nil, 0))
 
     public init() {}
 
     /// When the action under way ends, and how long it was given (nil: no action under way).
-    var current: (end: Int64, milliseconds: Int)? { state.withLock { $0 } }
+    var current: (end: Int64, milliseconds: Int)? { state.withLock { $0.action } }
 
     /// The time the last action (the one under way, if any) spent in launches (`excluding`).
-    public var launchingNanoseconds: Int64 { launching.withLock { $0 } }
-    private let launching = Mutex<Int64>(0)
+    public var launchingNanoseconds: Int64 { state.withLock { $0.launching } }
 
     /// Runs `body` as one action of at most `milliseconds` of keyboard calls in all; an action
     /// inside another keeps the outer one's deadline.
     public func within<T>(milliseconds: Int, _ body: () throws -> T) rethrows -> T {
-        let outer = state.withLock { state in
-            let outer = state
-            if outer == nil { state = (Sys.monotonicNanoseconds() + Int64(milliseconds) * 1_000_000, milliseconds) }
-            return outer
+        let outermost = state.withLock { state in
+            guard state.action == nil else { return false }
+            state = ((Sys.monotonicNanoseconds() + Int64(milliseconds) * 1_000_000, milliseconds), 0)
+            return true
         }
-        if outer == nil { launching.withLock { $0 = 0 } }
-        defer { if outer == nil { state.withLock { $0 = nil } } }
+        defer { if outermost { state.withLock { $0.action = nil } } }
         return try body()
     }
 
@@ -41,14 +40,18 @@ public final class ActionDeadline: Sendable {
         let start = Sys.monotonicNanoseconds()
         defer {
             let spent = Sys.monotonicNanoseconds() - start
-            state.withLock { if let action = $0 { $0 = (action.end + spent, action.milliseconds) } }
-            launching.withLock { $0 += spent }
+            state.withLock { state in
+                state.action?.end += spent
+                state.launching += spent
+            }
         }
         return try body()
     }
 
     /// The action's deadline starts again (a keyboard landed on after one failed mid-action).
     func renew() {
-        state.withLock { if let action = $0 { $0 = (Sys.monotonicNanoseconds() + Int64(action.milliseconds) * 1_000_000, action.milliseconds) } }
+        state.withLock { state in
+            if let action = state.action { state.action!.end = Sys.monotonicNanoseconds() + Int64(action.milliseconds) * 1_000_000 }
+        }
     }
 }
