@@ -41,6 +41,18 @@ struct IBusHugeDisplayTests {
         s = try world.client(purpose: 0).send("type b")
         #expect(s.text == "b", "another app's key is answered")
     }
+
+    /// A display line of 201 characters, each a letter and 5,000 combining accents (2 MB): cut by
+    /// characters it stayed whole, and was escaped and sent again at every focus change in every
+    /// app (eighteenth red team, F2). The panel cuts by Unicode scalars.
+    @Test func aLineOfStackedAccentsIsCutByScalars() throws {
+        let id = "dev.example.SlowReport"
+        let world = try IBusWorld([["enable", id], ["set", id]], bundles: [(id, "SlowReport")])
+        let app = try world.client(purpose: 0)
+        let s = try app.send("type k")
+        #expect(s.handled == true && s.auxiliary.unicodeScalars.starts(with: "e\u{301}".unicodeScalars), "the control: the line is shown: \(s.auxiliary.unicodeScalars.prefix(4))")
+        #expect(s.auxiliary.unicodeScalars.count <= 200, "\(s.auxiliary.unicodeScalars.count) scalars shown")
+    }
 }
 
 /// A keyboard with thousands of candidates: the panel shows the first hundred, each cut to what

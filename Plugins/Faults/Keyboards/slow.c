@@ -10,6 +10,9 @@
    "j": every textDidChange: inserts 2 MiB;
    "d": sets a display line of 1 MiB of ESC characters (each shown as an escape in the panel);
    "n": takes 10 ms, then types "PAYLOAD" and a Return;
+   "k": sets a display line of 201 characters, each "e" and 5,000 combining acute accents (2 MB);
+   "m": takes 10 ms, then marks "かな" (the preedit);
+   "s": takes 0.9 s (under every deadline and strike), then types "s";
    "b": types "b". */
 #include <kbhost_keyboard.h>
 #include <stdbool.h>
@@ -41,8 +44,10 @@ static void slow_did_load(slow_keyboard *self, const kbh_selector_v1 *cmd) {
         {.label = "h", .action = "arm:"}, {.label = "g", .action = "arm:"}, {.label = "j", .action = "arm:"},
         {.label = "r", .action = "arm:"}, {.label = "b", .action = "quick"},
         {.label = "d", .action = "huge_display"}, {.label = "n", .action = "nap"},
+        {.label = "m", .action = "mark"}, {.label = "s", .action = "drag"},
+        {.label = "k", .action = "stacked_display"},
     };
-    kbh_row_spec_v1 rows[] = {{keys, 10}};
+    kbh_row_spec_v1 rows[] = {{keys, 13}};
     kbh_layout_v1 layout = {.rows = rows, .row_count = 1};
     self->host->set_layout(self->host->ctx, &layout);
 }
@@ -65,12 +70,38 @@ static void slow_nap(slow_keyboard *self, const kbh_selector_v1 *cmd) {
     payload(self);
 }
 
+static void slow_mark(slow_keyboard *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    pause_ms(10);
+    self->host->set_marked_text(self->host->ctx, "\xe3\x81\x8b\xe3\x81\xaa", 2, 0);
+}
+
+static void slow_drag(slow_keyboard *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    pause_ms(900);
+    self->host->insert_text(self->host->ctx, "s");
+}
+
 static void slow_huge_display(slow_keyboard *self, const kbh_selector_v1 *cmd) {
     (void)cmd;
     char *line = malloc((1 << 20) + 1);
     if (!line) return;
     memset(line, 0x1B, 1 << 20);
     line[1 << 20] = 0;
+    self->host->set_display(self->host->ctx, line);
+    free(line);
+}
+
+static void slow_stacked_display(slow_keyboard *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    enum { clusters = 201, marks = 5000 };
+    char *line = malloc(clusters * (1 + 2 * marks) + 1), *at = line;
+    if (!line) return;
+    for (int c = 0; c < clusters; c++) {
+        *at++ = 'e';
+        for (int m = 0; m < marks; m++) { *at++ = '\xcc'; *at++ = '\x81'; }  /* U+0301 */
+    }
+    *at = 0;
     self->host->set_display(self->host->ctx, line);
     free(line);
 }
@@ -129,11 +160,14 @@ static const kbh_selector_v1 SlowReport_selectors[] = {
     {"quick", "v@:", (void *)slow_quick, NULL},
     {"huge_display", "v@:", (void *)slow_huge_display, NULL},
     {"nap", "v@:", (void *)slow_nap, NULL},
+    {"mark", "v@:", (void *)slow_mark, NULL},
+    {"drag", "v@:", (void *)slow_drag, NULL},
+    {"stacked_display", "v@:", (void *)slow_stacked_display, NULL},
     {"textWillChange:", "v@:@", (void *)slow_will_change, NULL},
     {"textDidChange:", "v@:@", (void *)slow_did_change, NULL},
     {"viewWillAppear:", "v@:B", (void *)slow_will_appear, NULL},
 };
 
 const kbh_class_v1 SlowReport_class = {
-    .name = "SlowReport", .create = slow_create, .selectors = SlowReport_selectors, .selector_count = 8,
+    .name = "SlowReport", .create = slow_create, .selectors = SlowReport_selectors, .selector_count = 11,
 };
