@@ -38,6 +38,8 @@ final class IBusFrontEnd {
     var lastSeen: KeyboardSettings?
     /// Keys pressed and handled, so that their releases are handled too.
     var handledPresses: Set<UInt32> = []
+    /// The preedit sent last: what ibus-daemon commits at a reset or focus out.
+    var sentPreedit = ""
     /// The key held down (no release yet), and how many repeats it has sent.
     var held: (keyval: UInt32, repeats: Int)?
     /// A Shift press with no other key since: its release taps the keyboard's shift key.
@@ -125,6 +127,10 @@ final class IBusFrontEnd {
     static let strikesToEnd = 3
     static let strikeWindowNanoseconds: Int64 = 60_000_000_000
     var strikes: (keyboard: String, times: [Int64]) = ("", [])
+    static let busyCallNanoseconds: Int64 = 50_000_000
+    static let busyWindowNanoseconds: Int64 = 10_000_000_000
+    /// The current keyboard's calls over `busyCallNanoseconds` in the last `busyWindowNanoseconds`: when each ended, what it took.
+    var busy: [(end: Int64, took: Int64)] = []
     let eventDeadlineMilliseconds: Int
 
     init(context: Context, budget: Int) throws {
@@ -178,14 +184,14 @@ final class IBusFrontEnd {
         let out = oneAction ? signals(for: operations, on: engine) : operations.flatMap { signals(for: $0, on: engine) }
         guard !out.isEmpty else { return }  // (moves beyond the allowance)
         if !late.isEmpty || isLate {  // (after late ones, in order)
-            late.append((moves, engine, out))
+            queueLate(out, moves: moves, on: engine)
             if lateAsked == nil { askForLate() }
             return
         }
-        let now = Self.batch(out[...], budget: Self.signalsAtOnce)
+        let now = Self.batch(out[...], after: sentAtOnce)
         send(out.prefix(now), on: engine)
         if out.count > now {  // the rest once the daemon says the focus is still here
-            late.append((moves, engine, Array(out.dropFirst(now))))
+            queueLate(Array(out.dropFirst(now)), moves: moves, on: engine)
             askForLate()
         }
         // What was just handed to IBus leaves on GDBus's own thread: where it shares this CPU
@@ -202,6 +208,14 @@ final class IBusFrontEnd {
         case key(keyval: UInt32, code: UInt32, state: UInt32 = 0)
 
         var isKey: Bool { if case .key = self { true } else { false } }
+        var isPreedit: Bool { if case .preedit = self { true } else { false } }
+        /// The text it carries (UTF-8 bytes).
+        var size: Int {
+            switch self {
+            case .commit(let text), .preedit(let text, _, _): text.utf8.count
+            default: 0
+            }
+        }
     }
 
     /// Signals sent at once, at most; the rest go after a round trip to the daemon each, and only
@@ -210,16 +224,29 @@ final class IBusFrontEnd {
     /// put the Return in the password field the user moved to (seventeenth red team).
     static let signalsAtOnce = 32
 
-    /// How many of `signals` go in one batch: at most `budget`, and never a forwarded key after text
-    /// (a Return after a commit): the key waits for the next answer, so that a focus change while the
-    /// text went cannot take the Return, which submits the field it lands in (seventeenth red team).
-    static func batch(_ signals: ArraySlice<Signal>, budget: Int) -> Int {
-        var count = 0
-        for signal in signals.prefix(budget) {
-            if count > 0, case .key = signal, !signals[signals.startIndex + count - 1].isKey { break }
-            count += 1
+    /// Text sent at once, at most (UTF-8 bytes; a batch holds at least one signal): a batch is sent
+    /// in the time its bytes take, and a focus change meanwhile splits it.
+    static let bytesAtOnce = 64 * 1024
+
+    /// What went to the daemon since the last answer (or since the IBus call began): one batch,
+    /// whatever number of deliveries made it (a held commit settled by a key, then the key's Return).
+    var sentAtOnce = SentAtOnce()
+    struct SentAtOnce {
+        var signals = 0, bytes = 0, lastWasText = false
+    }
+
+    /// How many of `signals` join the batch that `sent` began: in all at most `signalsAtOnce` and
+    /// `bytesAtOnce`, and never a forwarded key after text (a Return after a commit): the key waits for
+    /// the next answer, so that a focus change while the text went cannot take the Return, which
+    /// submits the field it lands in (seventeenth red team).
+    static func batch(_ signals: ArraySlice<Signal>, after sent: SentAtOnce) -> Int {
+        var (count, bytes, afterText) = (sent.signals, sent.bytes, sent.lastWasText)
+        for signal in signals {
+            guard count < signalsAtOnce, !(signal.isKey && afterText) else { break }
+            guard count == 0 || bytes + signal.size <= bytesAtOnce else { break }
+            (count, bytes, afterText) = (count + 1, bytes + signal.size, !signal.isKey)
         }
-        return count
+        return count - sent.signals
     }
 
     /// Keeps edits until the field's purpose is known, up to `heldLimit` characters in all.
@@ -244,6 +271,21 @@ final class IBusFrontEnd {
         heldSinceFocus!.append((operations, oneAction))
     }
 
+    /// Text waiting for the daemon's answer, at most (UTF-8 bytes): calls queued back to back put
+    /// off every answer (`deliverLate` asks again), while each call may add 8 MiB.
+    static let lateBytesLimit = 16 * 1024 * 1024
+
+    func queueLate(_ signals: [Signal], moves: Int, on engine: UnsafeMutableRawPointer) {
+        let waiting = late.reduce(0) { $0 + $1.signals.reduce(0) { $0 + $1.size } }
+        guard waiting + signals.reduce(0, { $0 + $1.size }) <= Self.lateBytesLimit else {
+            reported.forget()  // they never reach the app: no echo of them is coming
+            Console.err("kbhost ibus: \(TerminalText.line(manager.currentID)) made more than \(Self.lateBytesLimit) bytes of text "
+                        + "while the app waited; what did not fit is dropped")
+            return
+        }
+        late.append((moves, engine, signals))
+    }
+
     /// What slow actions made (and what long ones made past their first `signalsAtOnce` signals),
     /// once ibus-daemon answered a question asked after them (so that the focus changes it sent
     /// meanwhile were handled first): to the app if the focus did not move since each action
@@ -265,15 +307,13 @@ final class IBusFrontEnd {
         guard lateAsked == callsHandled else { return askForLate() }  // the answer waited behind a call
         lateAsked = nil
         late.removeAll { $0.signals.isEmpty || $0.moves != focusMoves || $0.engine != focused || manager.field.traits.isSecureTextEntry }
-        var budget = Self.signalsAtOnce
-        while budget > 0, !late.isEmpty {
-            let count = Self.batch(late[0].signals[...], budget: budget)
+        sentAtOnce = SentAtOnce()
+        while !late.isEmpty {
+            let count = Self.batch(late[0].signals[...], after: sentAtOnce)
             send(late[0].signals.prefix(count), on: late[0].engine)
-            budget -= count
             late[0].signals.removeFirst(count)
             guard late[0].signals.isEmpty else { break }  // a key after text, or the batch is full: the next answer
             late.removeFirst()
-            if late.first?.signals.first?.isKey == true { break }  // a key after the last action's text, too
         }
         if !late.isEmpty { askForLate() }
     }
@@ -314,6 +354,7 @@ final class IBusFrontEnd {
         if callStart - lastCallEnd > 2_000_000 { (runStart, runBusy) = (callStart, 0) }  // not queued behind the last
         callsHandled += 1
         inCall = 1
+        sentAtOnce = SentAtOnce()
         let keyboard = manager.currentID
         let result = manager.actionDeadline.within(milliseconds: eventDeadlineMilliseconds) { body(self) }
         // What the call took but launches: the keyboard's answers and what the engine did with them (a
@@ -328,15 +369,27 @@ final class IBusFrontEnd {
 
     /// A keyboard that made one of IBus's calls take over `slowActionNanoseconds` gets a strike (only
     /// the keyboard that was current through the call: one that failed meanwhile took its own blame).
+    /// Calls over `busyCallNanoseconds` also count their time: a keyboard that kept the apps waiting
+    /// over half of the last `busyWindowNanoseconds` ends (one that took 0.95 s on every key, never a
+    /// strike, held every key of every app ~1 s for as long as it was used).
     func noteSlowness(_ took: Int64, of keyboard: String) {
-        guard took > Self.slowActionNanoseconds, manager.currentID == keyboard, manager.active != nil else { return }
+        guard took > Self.busyCallNanoseconds, manager.currentID == keyboard, manager.active != nil else { return }
         let now = Sys.monotonicNanoseconds()
-        if strikes.keyboard != keyboard { strikes = (keyboard, []) }
+        if strikes.keyboard != keyboard { (strikes, busy) = ((keyboard, []), []) }
+        busy = busy.filter { now - $0.end < Self.busyWindowNanoseconds } + [(now, took)]
+        if busy.reduce(0, { $0 + $1.took }) * 2 > Self.busyWindowNanoseconds {
+            return endSlowKeyboard(because: "kept every app waiting over half of the last \(Self.busyWindowNanoseconds / 1_000_000_000) s")
+        }
+        guard took > Self.slowActionNanoseconds else { return }
         strikes.times = strikes.times.filter { now - $0 < Self.strikeWindowNanoseconds } + [now]
         guard strikes.times.count >= Self.strikesToEnd else { return }
-        strikes = ("", [])
-        manager.endCurrentKeyboard(because: "answered \(Self.strikesToEnd) events in over \(Self.slowActionNanoseconds / 1_000_000_000) s each "
-                                   + "within a minute, which holds up typing in every app")
+        endSlowKeyboard(because: "answered \(Self.strikesToEnd) events in over \(Self.slowActionNanoseconds / 1_000_000_000) s each "
+                        + "within a minute")
+    }
+
+    func endSlowKeyboard(because why: String) {
+        (strikes, busy) = (("", []), [])
+        manager.endCurrentKeyboard(because: why + ", which holds up typing in every app")
         if focused == nil { manager.blur() }  // ended as a field lost the focus: the one landed on is not shown
         refreshPanel()
     }
@@ -369,10 +422,14 @@ final class IBusFrontEnd {
 
     func send(_ signals: some Sequence<Signal>, on engine: UnsafeMutableRawPointer) {
         for signal in signals {
+            sentAtOnce.signals += 1
+            sentAtOnce.bytes += signal.size
+            sentAtOnce.lastWasText = !signal.isKey
             switch signal {
             case .commit(let text): kbh_ibus_commit(engine, text)
             case .preedit(let text, let cursor, let selected):
                 kbh_ibus_preedit(engine, text, UInt32(clamping: cursor), UInt32(clamping: selected))
+                sentPreedit = text
             case .deleteSurrounding(let characters):
                 kbh_ibus_delete_surrounding(engine, -Int32(clamping: characters), UInt32(clamping: characters))
             case .key(let keyval, let code, let state): kbh_ibus_forward_key(engine, keyval, code, state)
@@ -385,10 +442,16 @@ final class IBusFrontEnd {
     /// A key event from the app: true when the keyboard took it.
     func key(_ engine: UnsafeMutableRawPointer, keyval: UInt32, keycode: UInt32 = 0, state: UInt32) -> Bool {
         let handled = keyboardKey(engine, keyval: keyval, state: state)
-        guard !handled, state & KeySym.releaseMask == 0, engine == focused, !late.isEmpty else { return handled }
-        // What the keyboard made is still on its way (it waits for the daemon's answer): the app would
-        // type this key before it (the preedit a crashing keyboard leaves, committed after the key that
-        // crashed it). The key goes after it, the same way, and with it if the focus moves.
+        guard !handled, engine == focused else { return handled }
+        // A press queued below goes as a tap (press and release): its release goes with it (Shift's
+        // too, which the keyboard never takes: it reached the app before its press did).
+        if state & KeySym.releaseMask != 0 { return handledPresses.remove(keyval) != nil }
+        // What the keyboard made for this field is still on its way (it waits for the daemon's
+        // answer): the app would type this key before it (the preedit a crashing keyboard leaves,
+        // committed after the key that crashed it). The key goes after it, the same way, and with it
+        // if the focus moves. Never in a password field: nothing of a keyboard's reaches it, and the
+        // user's keys are the app's.
+        guard !late.isEmpty, !manager.field.traits.isSecureTextEntry else { return false }
         late.append((focusMoves, engine, [.key(keyval: keyval, code: keycode, state: state)]))
         handledPresses.insert(keyval)
         return true
@@ -557,7 +620,7 @@ final class IBusFrontEnd {
 
     func focusIn(_ engine: UnsafeMutableRawPointer) {
         if let old = focused, old != engine { focusOut(old) }
-        focusMoves += 1
+        moveFocus()
         focused = engine
         handledPresses = []
         held = nil
@@ -572,7 +635,7 @@ final class IBusFrontEnd {
 
     func focusOut(_ engine: UnsafeMutableRawPointer) {
         guard engine == focused else { return }
-        focusMoves += 1
+        moveFocus()
         dropHeld()  // ibus-daemon hands what the engine sends now to the field focused next
         daemonCommitsPreedit = true
         manager.blur()
@@ -581,12 +644,35 @@ final class IBusFrontEnd {
         focused = nil
     }
 
+    /// The focus moves: what slow actions made for the field it leaves goes nowhere, and so do the
+    /// keys queued behind it (a key queued behind another field's output reached no field at all:
+    /// the first keys typed into a password field were swallowed).
+    func moveFocus() {
+        focusMoves += 1
+        late.removeAll()
+        sentPreedit = ""
+    }
+
     func reset(_ engine: UnsafeMutableRawPointer) {
         guard engine == focused else { return }
         settle(engine)
+        // ibus-daemon commits the preedit it was sent last. A newer one still on its way (`late`)
+        // would show again a composition the keyboard has just committed, and be committed twice
+        // (a review): it goes nowhere, and what the keyboard had marked beyond what the daemon
+        // commits follows as a commit (where it only grew; otherwise the app keeps what it showed,
+        // and an app that reports its text brings the keyboard's document back to it).
+        let waiting = late.contains { $0.signals.contains { $0.isPreedit } }
+        for index in late.indices { late[index].signals.removeAll { $0.isPreedit } }
+        late.removeAll { $0.signals.isEmpty }
+        let marked = manager.active?.document.buffer.markedText.map(String.init)
         daemonCommitsPreedit = true
         act { manager.commitMarkedText() }
         daemonCommitsPreedit = false
+        if waiting, let marked, marked.hasPrefix(sentPreedit), marked != sentPreedit, !manager.field.traits.isSecureTextEntry {
+            queueLate([.commit(String(marked.dropFirst(sentPreedit.count)))], moves: focusMoves, on: engine)
+            if lateAsked == nil { askForLate() }
+        }
+        sentPreedit = ""
     }
 
     /// The engine was chosen in the app: `kbhost:ID` makes ID the current keyboard (as `kbhost set`).

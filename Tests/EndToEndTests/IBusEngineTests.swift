@@ -128,6 +128,7 @@ final class IBusClient {
         /// What the app's second context (`second N`) was sent.
         var second_commits: [String]?
         var second_forwarded: [String]?
+        var keylog: [String]?
     }
 
     let process = Process()

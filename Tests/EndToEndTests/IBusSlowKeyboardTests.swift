@@ -175,4 +175,75 @@ struct IBusSlowKeyboardTests {
         let s = try app.send("type b")
         #expect(s.handled == true && (s.length ?? 0) >= 3 + (2 << 20) + 1, "the report heard, then the key: \(s.length ?? 0)")
     }
+
+    /// A slow report's output waits for the daemon's answer; the user moves to a password field and
+    /// types at once. Those keys met the other field's output still queued, were queued behind it
+    /// and dropped with it: "abc" typed, "bc" in the field (a review). The control: the same keys
+    /// with nothing queued.
+    @Test func aPasswordFieldGetsEveryKeyTypedWhileAnotherFieldsOutputWaits() throws {
+        let world = try Self.world()
+        let app = try world.client(purpose: 0)
+        let control = try world.client(purpose: 8)
+        for key in ["a", "b", "c"] { _ = try control.send("type \(key)") }
+        #expect(try control.send("wait 100").text == "abc", "the control")
+
+        _ = try app.send("type t")
+        _ = try app.send("settext hello")  // textDidChange: takes 1.5 s, then a payload and a Return
+        let password = try world.client(purpose: 8)
+        for key in ["a", "b", "c"] { _ = try password.send("type \(key)") }
+        let s = try password.send("wait 2000")
+        #expect(s.text == "abc", "the password field has \(s.text.debugDescription)\n\(world.log)")
+    }
+
+    /// A key whose preedit waits for the daemon's answer (it took 10 ms), then the app resets the
+    /// field (a click) 2 ms later: ibus-daemon commits the preedit it has, and the one still on
+    /// its way showed again a composition already committed, committed a second time at the next
+    /// focus out (a review). Now the app's text follows the keyboard's document, with no preedit left.
+    @Test func aResetDoesNotShowAgainAPreeditStillOnItsWay() throws {
+        let world = try Self.world()
+        let app = try world.client(purpose: 0)
+        var s = try app.send("type m")
+        s = try Self.until(app) { $0.preedit == "かな" }
+        #expect(s.preedit == "かな", "the control: the slow key's preedit is shown")
+        for round in 1...3 {
+            _ = try app.send("keyreset m")
+            s = try app.send("wait 300")
+            #expect(s.preedit.isEmpty, "round \(round): a preedit shown after the reset: \(s.preedit) (text \(s.text))")
+        }
+        s = try app.send("type b")
+        s = try app.send("wait 300")
+        #expect(s.text == "かなかなかなb" && s.preedit.isEmpty, "the app has \(s.text.debugDescription) + preedit \(s.preedit.debugDescription)")
+    }
+
+    /// A keyboard that takes 0.9 s on every key, under the event deadline and under the strikes'
+    /// 1 s, held every key of every app ~1 s for as long as it was used (a review). One that keeps
+    /// the apps waiting over half of 10 s ends.
+    @Test func aKeyboardThatKeepsEveryAppWaitingHalfTheTimeEnds() throws {
+        let world = try Self.world()
+        let app = try world.client(purpose: 0)
+        var s = try app.send("type s")
+        #expect(s.handled == true && s.auxiliary.isEmpty, "the control: a slow key is allowed: \(s.auxiliary)")
+        for _ in 0..<9 where !s.auxiliary.contains("stopped") { s = try app.send("type s") }
+        #expect(s.auxiliary.contains("stopped") && s.auxiliary.contains("half"), "the user sees why: \(s.auxiliary)\n\(world.log)")
+        #expect(try app.send("type x").handled == false, "keys pass through")
+    }
+
+    /// Keys the keyboard does not take, pressed while a slow key's output waits, go to the app after
+    /// it, each as a tap (a press and its release). Shift, which no keyboard takes, had its release
+    /// go to the app at once, before its press (a review): an app tracking modifiers saw it stuck.
+    /// The control: Ctrl and a shortcut, each pressed once and released once, in order.
+    @Test func aKeyQueuedBehindSlowOutputIsReleasedAfterItIsPressed() throws {
+        let world = try Self.world()
+        let app = try world.client(purpose: 0)
+        for (modifier, key) in [("Control_L", "a"), ("Shift_L", "b")] {
+            let s = try app.send("chord s \(modifier) \(key)")  // "s" takes 0.9 s: the chord waits behind it
+            let log = s.keylog ?? []
+            #expect(s.commits.contains("s"), "the slow key's output: \(s.commits)")
+            for name in modifier == "Shift_L" ? [modifier] : [modifier, key] {
+                let press = log.firstIndex(of: "+" + name), release = log.firstIndex(of: "-" + name)
+                #expect(press != nil && release != nil && press! < release! && log.filter { $0 == "-" + name }.count == 1,
+                        "\(name): the app saw \(log)")
+            }
+        }
+    }
 }

@@ -20,6 +20,10 @@ Commands, one per line on stdin; after each, one JSON line with the field's stat
                          context of this app with purpose N (a password field: 8) takes the focus (a user
                          moving on at once; a dialog); signals arrive for a second. Its commits and forwarded
                          keys are reported as "second_commits" and "second_forwarded"
+  keyreset KEY           press and release KEY (not waiting), then 2 ms later the app resets the field
+  chord KEY MOD X        press and release KEY, then at once MOD down, X down and up (with MOD's mask), MOD up,
+                         none waiting for an answer; for two seconds the key events the app sees (those the engine
+                         did not take, and those it forwarded) are logged in order as "keylog": "+Name"/"-Name"
   quit
 Each state also counts the signals the engine sent the app during that command, by name ("signals").
 """
@@ -40,7 +44,7 @@ if not bus.is_connected():
 ctx = GLib.MainContext.default()
 state = {"text": "", "cursor": 0, "preedit": "", "preedit_cursor": 0, "candidates": [], "auxiliary": "",
          "forwarded": [], "handled": None, "deleted": 0, "commits": [], "signals": {},
-         "second_commits": [], "second_forwarded": []}
+         "second_commits": [], "second_forwarded": [], "keylog": []}
 second = None
 caps_surrounding = True
 
@@ -106,6 +110,7 @@ def on_hide_preedit(_ic):
 
 
 def on_forward(_ic, keyval, keycode, mask):
+    state["keylog"].append(("-" if mask & IBus.ModifierType.RELEASE_MASK else "+") + IBus.keyval_name(keyval))
     if not mask & IBus.ModifierType.RELEASE_MASK:
         state["forwarded"].append(IBus.keyval_name(keyval))
     app_key(keyval, mask)
@@ -293,6 +298,28 @@ for line in sys.stdin:
             state["cursor"] = len(arg)
             send_surrounding()
             pump(50)
+        elif cmd == "keyreset":
+            kv = keyval_of(arg)
+            for mask in (0, IBus.ModifierType.RELEASE_MASK):
+                ic.process_key_event_async(kv, KEYCODES.get(kv, 0), mask, -1, None, None, None)
+            pump(2)
+            ic.reset()
+            pump(500)
+        elif cmd == "chord":
+            name, mod, x = arg.split()
+            state["keylog"] = []
+            kv, mkv, xkv = keyval_of(name), keyval_of(mod), keyval_of(x)
+            modmask = {"Control_L": IBus.ModifierType.CONTROL_MASK, "Shift_L": IBus.ModifierType.SHIFT_MASK}[mod]
+            rel = IBus.ModifierType.RELEASE_MASK
+
+            def seen(keyval, mask):
+                def done(source, res, _data):
+                    if not source.process_key_event_async_finish(res):
+                        state["keylog"].append(("-" if mask & rel else "+") + IBus.keyval_name(keyval))
+                return done
+            for keyval, mask in ((kv, 0), (kv, rel), (mkv, 0), (xkv, modmask), (xkv, modmask | rel), (mkv, modmask | rel)):
+                ic.process_key_event_async(keyval, KEYCODES.get(keyval, 0), mask, -1, None, seen(keyval, mask), None)
+            pump(2000)
         elif cmd == "keyfocus":
             name, ms, purpose = arg.split()
             kv = keyval_of(name)
