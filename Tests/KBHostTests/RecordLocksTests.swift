@@ -88,4 +88,67 @@ struct TmpfsUsageTests {
         let deep = try #require(TmpfsUsage.usage(of: try nest(TmpfsUsage.maximumDepth + 6), limit: 1000))
         #expect(deep.entries >= 1000, "\(deep)")
     }
+
+    /// A keyboard renamed its file behind the walk as it passed and back ahead of it afterwards, and
+    /// the walk never listed it (nineteenth red team: 400 MiB under a 48 MiB budget). A large file a
+    /// walk found stays counted wherever it is moved, until it has no name; the control: a walk that
+    /// tracks nothing misses it where it went.
+    @Test func aLargeFileMovedOutOfTheWalksWayIsStillCounted() throws {
+        guard TmpfsUsage.isTmpfs("/dev/shm") else {
+            print("skipped: /dev/shm is not a tmpfs on this machine, and this test needs one")
+            return
+        }
+        let root = "/dev/shm/kbhost-moved-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: root + "/walked/a", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/aside", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try Data(repeating: 7, count: 4 << 20).write(to: URL(fileURLWithPath: root + "/walked/a/f"))
+        let tracked = TmpfsUsage.Tracked(bytes: 1 << 20, capacity: 4)
+        let first = TmpfsUsage.usage(of: [root + "/walked"], limit: 1000, tracked: tracked)
+        #expect(first.bytes >= 4 << 20 && tracked.count == 1, "found: \(first), \(tracked.count) held")
+
+        // Out of the walk's way (where the walk has passed, or will not go).
+        #expect(rename(root + "/walked/a/f", root + "/aside/f") == 0)
+        let control = TmpfsUsage.usage(of: [root + "/walked"], limit: 1000)
+        #expect(control.bytes < 1 << 20, "the control: a walk alone misses it (\(control))")
+        let moved = TmpfsUsage.usage(of: [root + "/walked"], limit: 1000, tracked: tracked)
+        #expect(moved.bytes >= 4 << 20, "counted where it went: \(moved)")
+        // Back where it was: counted once.
+        #expect(rename(root + "/aside/f", root + "/walked/a/f") == 0)
+        let back = TmpfsUsage.usage(of: [root + "/walked"], limit: 1000, tracked: tracked)
+        #expect(back.bytes >= 4 << 20 && back.bytes < 5 << 20, "counted once: \(back)")
+        // Removed: no longer counted, and let go (its pages are freed).
+        #expect(unlink(root + "/walked/a/f") == 0)
+        let gone = TmpfsUsage.usage(of: [root + "/walked"], limit: 1000, tracked: tracked)
+        #expect(gone.bytes < 1 << 20 && tracked.count == 0, "\(gone), \(tracked.count) held")
+    }
+
+    /// The same keyboard saw the walk coming: listing a folder moves its access time (relatime, once
+    /// the folder changed since it was last read), which the keyboard may stat. The walk leaves none.
+    /// The control: an ordinary listing of the same folder moves it.
+    @Test func theWalkLeavesNoAccessTime() throws {
+        guard TmpfsUsage.isTmpfs("/dev/shm") else {
+            print("skipped: /dev/shm is not a tmpfs on this machine, and this test needs one")
+            return
+        }
+        let root = "/dev/shm/kbhost-atime-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: root + "/watched", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        func atime() -> Int {
+            var st = stat()
+            return stat(root + "/watched", &st) == 0 ? st.st_atim.tv_sec : -1
+        }
+        func changeAndAge() {  // the folder changes, and was last read long ago: the next listing is seen
+            _ = FileManager.default.createFile(atPath: root + "/watched/x", contents: Data())
+            _ = unlink(root + "/watched/x")
+            var times = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]  // its ctime is now
+            _ = utimensat(AT_FDCWD, root + "/watched", &times, 0)
+        }
+        changeAndAge()
+        _ = TmpfsUsage.usage(of: root, limit: 1000)
+        #expect(atime() == 1_000_000, "the walk moved the folder's access time to \(atime())")
+        changeAndAge()
+        _ = try FileManager.default.contentsOfDirectory(atPath: root + "/watched")
+        #expect(atime() > 1_000_000, "the control: a listing moves it")
+    }
 }

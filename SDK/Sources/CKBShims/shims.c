@@ -131,6 +131,16 @@ int kbs_is_tmpfs(const char *path) {
     return s.f_type == 0x01021994 /* TMPFS_MAGIC */;
 }
 
+int kbs_openat_unseen(int dirfd, const char *name, int flags) {
+    int fd = openat(dirfd, name, flags | O_NOATIME);
+    if (fd < 0 && errno == EPERM) fd = openat(dirfd, name, flags);  /* not the owner: O_NOATIME is refused */
+    return fd;
+}
+
+int kbs_openat_path(int dirfd, const char *name) {
+    return openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+}
+
 int kbs_set_default_thread_stack(size_t bytes) {
     pthread_attr_t attr;
     if (pthread_attr_init(&attr) != 0) return -1;

@@ -64,20 +64,21 @@ extension Governor {
             // sockets' wait for them.
             let (watched, anyWatched) = state.withLock { watches in
                 (watches.filter { $0.value.kill == nil && ($0.value.nextCount <= start || $0.value.socketsDue(at: start)) }.map { pid, w in
-                    (pid, w.pidfd, w.tmpfsFolders, w.nextCount <= start, w.socketsDue(at: start), w.countsSockets, w.relay)
+                    (pid, w.pidfd, (w.tmpfsFolders, w.trackedFiles), w.nextCount <= start, w.socketsDue(at: start), w.countsSockets, w.relay)
                 }, watches.contains { $0.value.kill == nil })
             }
             guard anyWatched else {
                 kernelWake.wait()  // nothing to watch: sleep until something is
                 continue
             }
-            let counts = watched.map { pid, pidfd, folders, heavyDue, socketsDue, openAccess, relay -> Count in
+            let counts = watched.map { pid, pidfd, tmpfs, heavyDue, socketsDue, openAccess, relay -> Count in
+                let (folders, tracked) = tmpfs
                 counting.withLock { if $0.generation == generation { $0 = (pid, Sys.monotonicNanoseconds(), generation) } }
                 while Governor.stalledCountsForTests.withLock({ $0.contains(pid) }) { usleep(1000) }
                 var count = Count(pid: pid)
                 if heavyDue {
                     let began = Sys.monotonicNanoseconds()
-                    let used = Governor.usage(of: folders)
+                    let used = Governor.usage(of: folders, tracked: tracked)
                     var files = (bytes: used.bytes, entries: used.entries, unreadable: 0)
                     var mappings = (count: 0, sockets: 0)
                     // Files there it unlinked but holds open or mapped (red team 6, R6-1).
@@ -175,14 +176,10 @@ extension Governor {
         }
     }
 
-    /// What `folders` on a tmpfs hold, walked together up to one more entry than a keyboard may keep.
-    static func usage(of folders: [String]) -> (bytes: Int, entries: Int) {
-        var total = (bytes: 0, entries: 0)
-        for folder in folders {
-            guard let used = TmpfsUsage.usage(of: folder, limit: tmpfsEntryLimit + 1 - total.entries) else { continue }
-            total = (total.bytes + used.bytes, total.entries + used.entries)
-        }
-        return total
+    /// What `folders` on a tmpfs hold, walked together up to one more entry than a keyboard may keep,
+    /// and what the large files found before hold wherever they moved (`tracked`).
+    static func usage(of folders: [String], tracked: TmpfsUsage.Tracked?) -> (bytes: Int, entries: Int) {
+        folders.isEmpty ? (0, 0) : TmpfsUsage.usage(of: folders, limit: tmpfsEntryLimit + 1, tracked: tracked)
     }
 
     /// One process's count: the slow part (`heavy`) and its sockets, each when due (nil: not counted now).

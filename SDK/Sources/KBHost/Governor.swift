@@ -132,6 +132,9 @@ public final class Governor: @unchecked Sendable {
     /// tmpfs: each count walks them all (30,000 empty files, under the old limit of 100,000,
     /// kept the counting thread busy most of a core, eighth red team F). 10 MiB of inodes and names.
     public static let tmpfsEntryLimit = 10_000
+    /// The large files of a keyboard's folders on a tmpfs the governor holds on to, at most (each
+    /// at least its budget / this: filling every place takes more than the budget).
+    public static let trackedFileLimit = 64
     /// The most mappings a keyboard may have while its containers are on a tmpfs or it has open
     /// access, where each count reads them all (a Swift keyboard has a few hundred). 65,530 made a
     /// count take 2.3 s, and 16,300 still kept the counting thread busy most of a core (tenth red
@@ -167,6 +170,8 @@ public final class Governor: @unchecked Sendable {
         var socketBytes = 0
         /// Its folders on a tmpfs (`countHeld`), and what they held at the last count.
         var tmpfsFolders: [String] = []
+        /// The large files its folders' walks found, counted wherever they move (`TmpfsUsage.Tracked`).
+        var trackedFiles: TmpfsUsage.Tracked?
         /// Whether it may have TCP or UDP sockets (open access: `countHeld`), and when their
         /// queues are counted next. Reading the network's tables walks every bucket of its hash
         /// tables (a millisecond a read here): without open access there is nothing to find,
@@ -248,11 +253,15 @@ public final class Governor: @unchecked Sendable {
         // Its folders are walked once now, before any more of its code runs: what it left there
         // last time (over the limits, or over its budget) ends it at its start, not whenever the
         // counting thread first gets to it (a loaded machine let a short session finish first).
-        let files = Governor.usage(of: onTmpfs)
+        let budget = state.withLock { $0[pid]?.budget } ?? 0
+        let tracked = onTmpfs.isEmpty ? nil : TmpfsUsage.Tracked(bytes: max(1 << 20, budget / Governor.trackedFileLimit),
+                                                                 capacity: Governor.trackedFileLimit)
+        let files = Governor.usage(of: onTmpfs, tracked: tracked)
         let now = Sys.monotonicNanoseconds()
         state.withLock {
             guard var w = $0[pid] else { return }
             w.tmpfsFolders = onTmpfs
+            w.trackedFiles = tracked
             w.countsSockets = sockets
             let footprint = w.last - w.kernelBytes + w.lockBytes + w.socketBytes + files.bytes
             (w.tmpfsBytes, w.tmpfsEntries) = files

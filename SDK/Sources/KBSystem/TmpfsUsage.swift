@@ -1,10 +1,18 @@
 import CKBShims
 import Glibc
+import Synchronization
 
 /// What a folder on a tmpfs holds: its files live in memory, which no process's
 /// footprint shows. A keyboard whose container is on a tmpfs (a KBHOST_HOME under
 /// a /tmp that is one, /dev/shm) could fill it, and the governor counts this
 /// into its footprint.
+///
+/// A walk is no snapshot, and the keyboard writes the folders while they are walked: a file
+/// renamed behind the walk as it passes, and back ahead of it afterwards, is never listed
+/// (nineteenth red team: 400 MiB–1.2 GB held under a 48 MiB budget, the walk's coming read from
+/// the folders' access times). So the walk leaves no access time (O_NOATIME), goes through each
+/// folder in an order of its own (shuffled, walk by walk), and files it once found large stay
+/// counted wherever they move, for as long as they exist (`Tracked`).
 public enum TmpfsUsage {
     /// What one file or folder costs beyond its pages: its inode and its name
     /// in the kernel's caches (shmem_inode_cache 0.75 KiB and a dentry 0.2 KiB
@@ -20,60 +28,153 @@ public enum TmpfsUsage {
         kbs_is_tmpfs(path) == 1
     }
 
-    /// The memory the tree under `path` takes (its pages, `st_blocks`, and
-    /// `bytesPerEntry` for each entry), walked without following a link and
-    /// stopping after `limit` entries; nil when `path` cannot be opened.
-    public static func usage(of path: String, limit: Int) -> (bytes: Int, entries: Int)? {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        var total = (bytes: 0, entries: 0)
-        walk(fd, limit: limit, depth: 0, into: &total)  // closes fd
-        return total
+    /// A file's identity: its device and inode.
+    public struct FileID: Hashable, Sendable {
+        let device: UInt64, inode: UInt64
+        init(_ st: stat) { (device, inode) = (UInt64(st.st_dev), UInt64(st.st_ino)) }
     }
 
-    private static func walk(_ fd: Int32, limit: Int, depth: Int, into total: inout (bytes: Int, entries: Int)) {
-        guard let dir = fdopendir(fd) else {
-            close(fd)
-            return
+    /// The files of at least `bytes` that walks of one keyboard's folders found, at most `capacity`
+    /// of them, each held by an O_PATH descriptor (which reads nothing and follows the file through
+    /// renames). One the last walk did not list is counted by its descriptor while it has a name
+    /// anywhere; once it has none it is let go (its pages are freed when the keyboard lets go too).
+    /// With `bytes` at least budget / `capacity`, a keyboard cannot fill the places without going over.
+    public final class Tracked: Sendable {
+        public let bytes: Int, capacity: Int
+        private let files = Mutex<[FileID: Int32]>([:])
+
+        public init(bytes: Int, capacity: Int) {
+            (self.bytes, self.capacity) = (bytes, capacity)
         }
-        defer { closedir(dir) }
-        while total.entries < limit, let entry = readdir(dir) {
-            // The name as the kernel gave it, bytes and all: a name that is not UTF-8, made into a
-            // String, comes back repaired (U+FFFD) and names nothing, and the file under it went
-            // uncounted (400 MiB under a 48 MiB budget, tenth red team, N3).
-            var st = stat()
-            let found = withUnsafeBytes(of: entry.pointee.d_name) { raw -> Int32? in
-                let name = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
-                if name[0] == 46 && (name[1] == 0 || (name[1] == 46 && name[2] == 0)) { return nil }  // "." and ".."
-                return fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno
+
+        deinit {
+            files.withLock { for fd in $0.values { close(fd) } }
+        }
+
+        /// How many are held (for tests).
+        public var count: Int { files.withLock { $0.count } }
+
+        /// Holds `name` in `dir`, found as `st`, if it is large, not held yet and there is room.
+        func note(_ name: UnsafePointer<CChar>, in dir: Int32, _ st: stat) {
+            guard st.st_mode & S_IFMT == S_IFREG, Int(st.st_blocks) * 512 >= bytes else { return }
+            let id = FileID(st)
+            files.withLock { files in
+                guard files[id] == nil, files.count < capacity else { return }
+                let fd = kbs_openat_path(dir, name)
+                guard fd >= 0 else { return }
+                var now = stat()
+                guard fstat(fd, &now) == 0, FileID(now) == id else {  // replaced since
+                    close(fd)
+                    return
+                }
+                files[id] = fd
             }
-            guard let found else { continue }
-            if found == ENOENT { continue }  // removed since it was listed
-            guard found == 0 else {
-                // Listed but not to be looked at: whatever it holds is unseen, so the limit is reached.
-                total.entries = max(total.entries, limit)
+        }
+
+        /// What the held files the walk did not list hold (those with a name left); the others are let go.
+        func unlisted(besides listed: Set<FileID>) -> (bytes: Int, entries: Int) {
+            files.withLock { files in
+                var total = (bytes: 0, entries: 0)
+                for (id, fd) in files where !listed.contains(id) {
+                    var st = stat()
+                    if fstat(fd, &st) == 0, st.st_nlink > 0 {
+                        total = (total.bytes + Int(st.st_blocks) * 512 + TmpfsUsage.bytesPerEntry, total.entries + 1)
+                    } else {
+                        close(fd)
+                        files[id] = nil
+                    }
+                }
+                return total
+            }
+        }
+    }
+
+    /// The memory the trees under `paths` take (their pages, `st_blocks`, and `bytesPerEntry` for
+    /// each entry), walked without following a link and stopping after `limit` entries in all,
+    /// plus the files `tracked` holds that the walk did not list. Paths that cannot be opened add nothing.
+    public static func usage(of paths: [String], limit: Int, tracked: Tracked? = nil) -> (bytes: Int, entries: Int) {
+        var walk = Walk(limit: limit, tracked: tracked)
+        for path in paths where walk.entries < limit {
+            let fd = kbs_openat_unseen(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            walk.folder(fd, depth: 0)  // closes fd
+        }
+        guard let tracked else { return (walk.bytes, walk.entries) }
+        let unlisted = tracked.unlisted(besides: walk.listed)
+        return (walk.bytes + unlisted.bytes, walk.entries + unlisted.entries)
+    }
+
+    /// The memory the tree under `path` takes (see `usage(of:limit:tracked:)`); nil when `path` cannot be opened.
+    public static func usage(of path: String, limit: Int) -> (bytes: Int, entries: Int)? {
+        let fd = kbs_openat_unseen(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var walk = Walk(limit: limit, tracked: nil)
+        walk.folder(fd, depth: 0)
+        return (walk.bytes, walk.entries)
+    }
+
+    private struct Walk {
+        let limit: Int
+        let tracked: Tracked?
+        var bytes = 0, entries = 0
+        /// The large files listed (those `tracked` may hold).
+        var listed: Set<FileID> = []
+
+        init(limit: Int, tracked: Tracked?) { (self.limit, self.tracked) = (limit, tracked) }
+
+        /// Counts the folder open at `fd` and what is under it; closes `fd`.
+        mutating func folder(_ fd: Int32, depth: Int) {
+            guard let dir = fdopendir(fd) else {
+                close(fd)
                 return
             }
-            total.entries += 1
-            total.bytes += Int(st.st_blocks) * 512 + bytesPerEntry
-            if st.st_mode & S_IFMT == S_IFDIR {
+            defer { closedir(dir) }
+            // The names first, then each in an order of this walk's own: a keyboard cannot know which
+            // of its folders, or which name in one, is looked at next. The name as the kernel gave it,
+            // bytes and all: a name that is not UTF-8, made into a String, comes back repaired (U+FFFD)
+            // and names nothing, and the file under it went uncounted (400 MiB under a 48 MiB budget,
+            // tenth red team, N3).
+            var names: [[CChar]] = []
+            while entries + names.count < limit, let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> [CChar]? in
+                    let name = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
+                    if name[0] == 46 && (name[1] == 0 || (name[1] == 46 && name[2] == 0)) { return nil }  // "." and ".."
+                    return Array(UnsafeBufferPointer(start: name, count: strlen(name) + 1))
+                }
+                if let name { names.append(name) }
+            }
+            names.shuffle()
+            for name in names where entries < limit {
+                var st = stat()
+                let found = fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno
+                if found == ENOENT { continue }  // removed since it was listed
+                guard found == 0 else {
+                    // Listed but not to be looked at: whatever it holds is unseen, so the limit is reached.
+                    entries = max(entries, limit)
+                    return
+                }
+                entries += 1
+                bytes += Int(st.st_blocks) * 512 + TmpfsUsage.bytesPerEntry
+                if let tracked, st.st_mode & S_IFMT == S_IFREG, Int(st.st_blocks) * 512 >= tracked.bytes {
+                    listed.insert(FileID(st))
+                    tracked.note(name, in: dirfd(dir), st)
+                }
+                guard st.st_mode & S_IFMT == S_IFDIR else { continue }
                 // A folder deeper than the walk goes could hide any amount of memory
                 // (red team 6 kept 1 GiB 70 folders down under a 30 MiB budget): it
                 // counts as the walk's limit reached, so the governor ends the keyboard.
-                guard depth < maximumDepth else {
-                    total.entries = max(total.entries, limit)
+                guard depth < TmpfsUsage.maximumDepth else {
+                    entries = max(entries, limit)
                     return
                 }
-                let child = withUnsafeBytes(of: entry.pointee.d_name) {
-                    openat(dirfd(dir), $0.baseAddress!.assumingMemoryBound(to: CChar.self), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                }
+                let child = kbs_openat_unseen(dirfd(dir), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 if child >= 0 {
-                    walk(child, limit: limit, depth: depth + 1, into: &total)
+                    folder(child, depth: depth + 1)
                 } else if errno != ENOENT {
                     // A folder the walk may not read (made with mode 0300: search without read)
                     // hides what it holds just as well: 500 MiB under a 30 MiB budget, and the
                     // user could not even remove it (eighth red team, D). The limit is reached.
-                    total.entries = max(total.entries, limit)
+                    entries = max(entries, limit)
                     return
                 }
             }

@@ -27,6 +27,12 @@ int kbs_dup_cloexec_above(int fd, int minimum);
 int kbs_set_pipe_size(int fd, int size);
 /* Whether `path` is on a tmpfs (statfs: TMPFS_MAGIC); 1 yes, 0 no, -1 with errno. */
 int kbs_is_tmpfs(const char *path);
+/* openat(2) with O_NOATIME where the caller may (it owns the file, or is root), else without: a
+   folder listed so keeps its access time, which a process watching it would read as "listed now". */
+int kbs_openat_unseen(int dirfd, const char *name, int flags);
+/* An O_PATH | O_NOFOLLOW | O_CLOEXEC descriptor of `name` in `dirfd`: a handle on the file itself,
+   wherever it is renamed to, which reads and writes nothing. */
+int kbs_openat_path(int dirfd, const char *name);
 /* The default stack size of threads created from now on. */
 int kbs_set_default_thread_stack(size_t bytes);
 int kbs_spawn_addclosefrom(posix_spawn_file_actions_t *actions, int from);
