@@ -48,12 +48,17 @@ struct RecordLocksTests {
 /// What a folder on a tmpfs holds, which the governor adds to a footprint.
 @Suite("Files on a tmpfs")
 struct TmpfsUsageTests {
-    @Test func aFolderOnATmpfsIsMeasuredWithoutFollowingLinks() throws {
+    /// A folder name on /dev/shm for one test, or nil (said why) where that is not a tmpfs.
+    static func scratch(_ tag: String) -> String? {
         guard TmpfsUsage.isTmpfs("/dev/shm") else {
             print("skipped: /dev/shm is not a tmpfs on this machine, and this test needs one")
-            return
+            return nil
         }
-        let root = "/dev/shm/kbhost-usage-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        return "/dev/shm/kbhost-\(tag)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    @Test func aFolderOnATmpfsIsMeasuredWithoutFollowingLinks() throws {
+        guard let root = Self.scratch("usage") else { return }
         try FileManager.default.createDirectory(atPath: root + "/inner", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
         for name in ["a", "b", "inner/c"] {
@@ -69,11 +74,7 @@ struct TmpfsUsageTests {
     }
 
     @Test func aTreeDeeperThanTheWalkCountsAsFull() throws {
-        guard TmpfsUsage.isTmpfs("/dev/shm") else {
-            print("skipped: /dev/shm is not a tmpfs on this machine, and this test needs one")
-            return
-        }
-        let root = "/dev/shm/kbhost-deep-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        guard let root = Self.scratch("deep") else { return }
         defer { try? FileManager.default.removeItem(atPath: root) }
         func nest(_ levels: Int) throws -> String {
             let path = root + "/\(levels)" + String(repeating: "/d", count: levels)
@@ -94,11 +95,7 @@ struct TmpfsUsageTests {
     /// walk found stays counted wherever it is moved, until it has no name; the control: a walk that
     /// tracks nothing misses it where it went.
     @Test func aLargeFileMovedOutOfTheWalksWayIsStillCounted() throws {
-        guard TmpfsUsage.isTmpfs("/dev/shm") else {
-            print("skipped: /dev/shm is not a tmpfs on this machine, and this test needs one")
-            return
-        }
-        let root = "/dev/shm/kbhost-moved-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        guard let root = Self.scratch("moved") else { return }
         try FileManager.default.createDirectory(atPath: root + "/walked/a", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root + "/aside", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -127,11 +124,7 @@ struct TmpfsUsageTests {
     /// the folder changed since it was last read), which the keyboard may stat. The walk leaves none.
     /// The control: an ordinary listing of the same folder moves it.
     @Test func theWalkLeavesNoAccessTime() throws {
-        guard TmpfsUsage.isTmpfs("/dev/shm") else {
-            print("skipped: /dev/shm is not a tmpfs on this machine, and this test needs one")
-            return
-        }
-        let root = "/dev/shm/kbhost-atime-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        guard let root = Self.scratch("atime") else { return }
         try FileManager.default.createDirectory(atPath: root + "/watched", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
         func atime() -> Int {
