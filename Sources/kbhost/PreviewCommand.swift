@@ -73,6 +73,11 @@ struct Preview: ParsableCommand {
                                 status: Kbhost.Exit.refused)
         }
         let picture = try draw(loadable, context)
+        if picture.drawnKeys.count < picture.visibleKeys.count, png != nil || svg != nil || !json {
+            Console.err("kbhost preview: \(context.name(loadable.identifier)) shows \(picture.visibleKeys.count) keys; "
+                        + "\(picture.drawnKeys.count) are drawn (at most \(KeyboardPicture.drawnRowLimit) a row, "
+                        + "\(KeyboardPicture.drawnKeyLimit) in all)")
+        }
         if let png, let renderer {
             try renderer.render(picture.svg, to: png, scale: scale)
             PNGRenderer.warnAboutFonts(for: picture)

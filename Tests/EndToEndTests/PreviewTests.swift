@@ -106,6 +106,23 @@ struct PreviewTests {
         #expect(p.keys.count == 7 && p.keys.filter { $0.style == .gap }.map(\.identifier) == ["r1c3"])
     }
 
+    /// A keyboard showing 20,000 candidates of 200 letters (within the wire's limits): every one was
+    /// drawn, and a keyboard of 100,000 keys had `--png` take 31 s and 0.9 GB in rsvg-convert for a
+    /// picture of specks (nineteenth red team, F2). The first 100 of a row are drawn, and it says so.
+    @Test func aLayoutOfThousandsOfKeysIsDrawnCut() throws {
+        let w = try World()
+        let bundle = try w.makeBundle(id: "dev.example.Many", library: "libFaultKeyboards.so", principal: "ManyCandidates")
+        #expect(try w.kbhost("install", bundle).status == 0)
+        let r = try w.run(["preview", "dev.example.Many", "--after", "a"], extraEnvironment: env)
+        #expect(r.status == 0, "\(r.err)")
+        let drawn = try DrawnKeys(r.out)
+        #expect(drawn.rects == 101, "the bar's first 100 and the key a: \(drawn.rects)")
+        #expect(drawn.keys.last?.label == "a", "the keyboard's own key is drawn after the bar")
+        #expect(r.out.contains(">19900 more keys not drawn</desc>") && r.err.contains("shows 20001 keys; 101 are drawn"), "\(r.err)")
+        let p = try picture(w, ["dev.example.Many", "--after", "a"])
+        #expect(p.visibleKeys.count == 20_001, "--json has every key")
+    }
+
     @Test func numberPadsGeometryIsGolden() throws {
         let w = try World()
         let p = try picture(w, ["dev.kbhost.NumberPad"])

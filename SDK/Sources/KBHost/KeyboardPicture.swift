@@ -225,9 +225,11 @@ public struct KeyboardPicture: Codable, Hashable, Sendable {
         return (max(size, 6) * 10).rounded() / 10
     }
 
-    /// A text as drawn: at most `limit` characters (then an ellipsis).
+    /// A text as drawn: at most `limit` characters (then an ellipsis), and at most 8 Unicode scalars
+    /// a character: one character of a million combining marks is cut too.
     static func shown(_ text: String, limit: Int = 24) -> String {
-        text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
+        let bounded = text.unicodeScalars.count <= limit * 8 ? text : String(text.unicodeScalars.prefix(limit * 8))
+        return bounded.count <= limit && bounded.utf8.count == text.utf8.count ? text : String(bounded.prefix(limit - 1)) + "…"
     }
 
     /// About how wide a text is, in ems: wide (East Asian) characters and emoji
