@@ -123,6 +123,19 @@ struct PreviewTests {
         #expect(p.visibleKeys.count == 20_001, "--json has every key")
     }
 
+    /// A display line of 201 characters of 5,000 combining accents each (2 MB): the picture drew
+    /// and kept it whole (R18's 7 MiB line made `--png` take 103 s and 1.3 GB: nineteenth red team,
+    /// F2). It is drawn cut, and kept cut in `data-display`.
+    @Test func aHugeDisplayLineIsDrawnCut() throws {
+        let w = try World()
+        let bundle = try w.makeBundle(id: "dev.example.Slow", library: "libFaultKeyboards.so", principal: "SlowReport")
+        #expect(try w.kbhost("install", bundle).status == 0)
+        let svg = try preview(w, ["dev.example.Slow", "--after", "k"])
+        let drawn = Array(svg.utf8).firstRange(of: Array("<g class=\"display\" data-display=\"e\u{301}\u{301}".utf8))
+        #expect(drawn != nil, "the control: the line is drawn")
+        #expect(svg.utf8.count < 64 << 10, "an SVG of \(svg.utf8.count) bytes")
+    }
+
     @Test func numberPadsGeometryIsGolden() throws {
         let w = try World()
         let p = try picture(w, ["dev.kbhost.NumberPad"])

@@ -51,7 +51,7 @@ extension KeyboardPicture {
             let inner = Frame(x: f.x + 7, y: f.y, width: f.width - 14, height: f.height)
             let size = Self.fit(Self.shown(display, limit: 80), base: m.labelFont, in: inner)
             out += """
-                <g class="display" data-display="\(Self.xml(display))"><text xml:space="preserve" x="\(Self.number(inner.x + 3))" \
+                <g class="display" data-display="\(Self.datum(display))"><text xml:space="preserve" x="\(Self.number(inner.x + 3))" \
                 y="\(Self.number(Self.baseline(f, size)))" font-size="\(Self.number(size))" \
                 fill="\(p.displayText)">\(Self.xml(Self.shown(display, limit: 80)))</text></g>
 
@@ -87,7 +87,7 @@ extension KeyboardPicture {
     private func draw(_ key: Key, after previous: Key?, _ p: Palette, _ m: Metrics) -> String {
         let f = key.frame
         var out = """
-            <g class="key \(key.style.rawValue)" data-id="\(Self.xml(key.identifier))" data-label="\(Self.xml(key.label))" \
+            <g class="key \(key.style.rawValue)" data-id="\(Self.datum(key.identifier))" data-label="\(Self.datum(key.label))" \
             data-role="\(key.role)" data-width="\(Self.number(key.width))" data-row="\(key.row)" data-column="\(key.column)">
             """
         switch key.style {
@@ -113,6 +113,12 @@ extension KeyboardPicture {
                 + "\(Self.xml(Self.shown(key.label)))</text>"
         }
         return out + "</g>\n"
+    }
+
+    /// A text for a `data-` attribute: escaped, and at most 1,024 Unicode scalars (a display line of 7 MiB,
+    /// drawn cut, still made a 10 MB SVG that rsvg-convert took 100 s to read: nineteenth red team, F2).
+    static func datum(_ text: String) -> String {
+        xml(text.unicodeScalars.count <= 1024 ? text : String(text.unicodeScalars.prefix(1023)) + "…")
     }
 
     /// The globe key's symbol: a circle, a meridian and three parallels.
