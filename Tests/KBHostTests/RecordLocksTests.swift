@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import KBSystem
+import Synchronization
 import Testing
 
 /// The count of a process's file locks that the governor adds to its footprint.
@@ -118,6 +119,58 @@ struct TmpfsUsageTests {
         #expect(unlink(root + "/walked/a/f") == 0)
         let gone = TmpfsUsage.usage(of: [root + "/walked"], limit: 1000, tracked: tracked)
         #expect(gone.bytes < 1 << 20 && tracked.count == 0, "\(gone), \(tracked.count) held")
+    }
+
+    /// A folder of 16 MiB renamed back and forth in a tight loop was gone under every name the walk
+    /// listed, and never counted (a review: 0 of 60 walks). Every walk now counts it, or counts as
+    /// full when names keep vanishing (which ends the keyboard). The control: the folder standing still.
+    @Test func aFolderRenamedInATightLoopIsCountedOrEndsTheWalk() throws {
+        guard let root = Self.scratch("cycle") else { return }
+        try FileManager.default.createDirectory(atPath: root + "/d0", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        for i in 0..<16 { try Data(repeating: 7, count: 1020 << 10).write(to: URL(fileURLWithPath: root + "/d0/f\(i)")) }
+        let still = try #require(TmpfsUsage.usage(of: root, limit: 1000))
+        #expect(still.bytes >= 16 * 1020 << 10, "the control: \(still)")
+        let stop = Mutex(false)
+        let mover = Thread {
+            var i = 0
+            while !stop.withLock({ $0 }) {
+                _ = rename(root + "/d\(i)", root + "/d\(1 - i)")
+                i = 1 - i
+            }
+        }
+        mover.start()
+        var missed: [(bytes: Int, entries: Int)] = []
+        for _ in 0..<40 {
+            let u = try #require(TmpfsUsage.usage(of: root, limit: 1000))
+            if u.bytes < 16 * 1020 << 10 && u.entries < 1000 { missed.append(u) }
+            usleep(5_000)
+        }
+        stop.withLock { $0 = true }
+        #expect(missed.isEmpty, "walks that missed the folder: \(missed.count) of 40, \(missed.prefix(3))")
+    }
+
+    /// A keyboard filled every place of `Tracked` with files it then truncated, and a large file
+    /// written afterwards and moved away went uncounted; a file held while large, grown small, was
+    /// counted twice (a review). A file no longer large gives its place up, and is counted once.
+    @Test func filesGrownSmallGiveTheirPlaceUpAndCountOnce() throws {
+        guard let root = Self.scratch("shrink") else { return }
+        try FileManager.default.createDirectory(atPath: root + "/walked", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/aside", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let tracked = TmpfsUsage.Tracked(bytes: 1 << 20, capacity: 8)
+        for i in 0..<8 { try Data(repeating: 7, count: 2 << 20).write(to: URL(fileURLWithPath: root + "/walked/s\(i)")) }
+        _ = TmpfsUsage.usage(of: [root + "/walked"], limit: 1000, tracked: tracked)
+        #expect(tracked.count == 8)
+        for i in 0..<8 { try Data(repeating: 7, count: 900 << 10).write(to: URL(fileURLWithPath: root + "/walked/s\(i)")) }
+        let small = TmpfsUsage.usage(of: [root + "/walked"], limit: 1000, tracked: tracked)
+        #expect(small.bytes < 8 * (1 << 20), "counted once: \(small.bytes >> 10) KiB for 8 × 900 KiB")
+        #expect(tracked.count == 0, "their places are free: \(tracked.count) held")
+        try Data(repeating: 7, count: 16 << 20).write(to: URL(fileURLWithPath: root + "/walked/big"))
+        _ = TmpfsUsage.usage(of: [root + "/walked"], limit: 1000, tracked: tracked)
+        #expect(rename(root + "/walked/big", root + "/aside/big") == 0)
+        let moved = TmpfsUsage.usage(of: [root + "/walked"], limit: 1000, tracked: tracked)
+        #expect(moved.bytes >= 16 << 20, "the large file written after is counted where it went: \(moved.bytes >> 10) KiB")
     }
 
     /// The same keyboard saw the walk coming: listing a folder moves its access time (relatime, once

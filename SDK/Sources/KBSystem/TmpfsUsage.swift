@@ -54,10 +54,14 @@ public enum TmpfsUsage {
         /// How many are held (for tests).
         public var count: Int { files.withLock { $0.count } }
 
-        /// Holds `name` in `dir`, found as `st`, if it is large, not held yet and there is room.
+        /// Holds `name` in `dir`, found as `st`, if it is large, not held yet and there is room; lets
+        /// it go if it is no longer large (a keyboard had truncated files keep every place taken).
         func note(_ name: UnsafePointer<CChar>, in dir: Int32, _ st: stat) {
-            guard st.st_mode & S_IFMT == S_IFREG, Int(st.st_blocks) * 512 >= bytes else { return }
             let id = FileID(st)
+            guard Int(st.st_blocks) * 512 >= bytes else {
+                files.withLock { if let fd = $0.removeValue(forKey: id) { close(fd) } }
+                return
+            }
             files.withLock { files in
                 guard files[id] == nil, files.count < capacity else { return }
                 let fd = kbs_openat_path(dir, name)
@@ -77,9 +81,9 @@ public enum TmpfsUsage {
                 var total = (bytes: 0, entries: 0)
                 for (id, fd) in files where !listed.contains(id) {
                     var st = stat()
-                    if fstat(fd, &st) == 0, st.st_nlink > 0 {
-                        total = (total.bytes + Int(st.st_blocks) * 512 + TmpfsUsage.bytesPerEntry, total.entries + 1)
-                    } else {
+                    let named = fstat(fd, &st) == 0 && st.st_nlink > 0
+                    if named { total = (total.bytes + Int(st.st_blocks) * 512 + TmpfsUsage.bytesPerEntry, total.entries + 1) }
+                    if !named || Int(st.st_blocks) * 512 < bytes {  // gone, or no longer large: its place is free
                         close(fd)
                         files[id] = nil
                     }
@@ -122,13 +126,35 @@ public enum TmpfsUsage {
 
         init(limit: Int, tracked: Tracked?) { (self.limit, self.tracked) = (limit, tracked) }
 
-        /// Counts the folder open at `fd` and what is under it; closes `fd`.
+        /// Names listed that were gone when looked at, in this walk; past `vanishedLimit` the walk
+        /// counts as full. A folder renamed back and forth in a tight loop was gone under each name
+        /// the walk listed, and never counted, however much it held (a review).
+        var vanished = 0
+        static let vanishedLimit = 16
+
+        /// Counts the folder open at `fd` and what is under it; closes `fd`. Where a name it listed
+        /// was gone when looked at, the folder is listed again and counted afresh.
         mutating func folder(_ fd: Int32, depth: Int) {
             guard let dir = fdopendir(fd) else {
                 close(fd)
                 return
             }
             defer { closedir(dir) }
+            let start = (bytes, entries, listed)
+            while true {
+                guard listing(dir, depth: depth) else { return }
+                guard vanished <= Self.vanishedLimit else {
+                    entries = max(entries, limit)
+                    return
+                }
+                (bytes, entries, listed) = start
+                rewinddir(dir)
+            }
+        }
+
+        /// One listing of `dir`: false when it was counted whole (or the limit reached), true when a
+        /// name it listed was gone.
+        mutating func listing(_ dir: OpaquePointer, depth: Int) -> Bool {
             // The names first, then each in an order of this walk's own: a keyboard cannot know which
             // of its folders, or which name in one, is looked at next. The name as the kernel gave it,
             // bytes and all: a name that is not UTF-8, made into a String, comes back repaired (U+FFFD)
@@ -147,16 +173,19 @@ public enum TmpfsUsage {
             for name in names where entries < limit {
                 var st = stat()
                 let found = fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno
-                if found == ENOENT { continue }  // removed since it was listed
+                if found == ENOENT {  // removed, or renamed, since it was listed
+                    vanished += 1
+                    return true
+                }
                 guard found == 0 else {
                     // Listed but not to be looked at: whatever it holds is unseen, so the limit is reached.
                     entries = max(entries, limit)
-                    return
+                    return false
                 }
                 entries += 1
                 bytes += Int(st.st_blocks) * 512 + TmpfsUsage.bytesPerEntry
-                if let tracked, st.st_mode & S_IFMT == S_IFREG, Int(st.st_blocks) * 512 >= tracked.bytes {
-                    listed.insert(FileID(st))
+                if let tracked, st.st_mode & S_IFMT == S_IFREG {
+                    listed.insert(FileID(st))  // every one: a held file grown small is counted here, not twice
                     tracked.note(name, in: dirfd(dir), st)
                 }
                 guard st.st_mode & S_IFMT == S_IFDIR else { continue }
@@ -165,19 +194,23 @@ public enum TmpfsUsage {
                 // counts as the walk's limit reached, so the governor ends the keyboard.
                 guard depth < TmpfsUsage.maximumDepth else {
                     entries = max(entries, limit)
-                    return
+                    return false
                 }
                 let child = kbs_openat_unseen(dirfd(dir), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 if child >= 0 {
                     folder(child, depth: depth + 1)
-                } else if errno != ENOENT {
+                } else if errno == ENOENT {
+                    vanished += 1
+                    return true
+                } else {
                     // A folder the walk may not read (made with mode 0300: search without read)
                     // hides what it holds just as well: 500 MiB under a 30 MiB budget, and the
                     // user could not even remove it (eighth red team, D). The limit is reached.
                     entries = max(entries, limit)
-                    return
+                    return false
                 }
             }
+            return false
         }
     }
 }
