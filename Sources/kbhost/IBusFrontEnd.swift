@@ -658,21 +658,41 @@ final class IBusFrontEnd {
         settle(engine)
         // ibus-daemon commits the preedit it was sent last. A newer one still on its way (`late`)
         // would show again a composition the keyboard has just committed, and be committed twice
-        // (a review): it goes nowhere, and what the keyboard had marked beyond what the daemon
-        // commits follows as a commit (where it only grew; otherwise the app keeps what it showed,
-        // and an app that reports its text brings the keyboard's document back to it).
+        // (a review): it goes nowhere, and the app's text is brought to the keyboard's (`reconcile`).
         let waiting = late.contains { $0.signals.contains { $0.isPreedit } }
         for index in late.indices { late[index].signals.removeAll { $0.isPreedit } }
         late.removeAll { $0.signals.isEmpty }
-        let marked = manager.active?.document.buffer.markedText.map(String.init)
+        let marked = manager.active?.document.buffer.markedText.map(String.init) ?? ""
         daemonCommitsPreedit = true
         act { manager.commitMarkedText() }
         daemonCommitsPreedit = false
-        if waiting, let marked, marked.hasPrefix(sentPreedit), marked != sentPreedit, !manager.field.traits.isSecureTextEntry {
-            queueLate([.commit(String(marked.dropFirst(sentPreedit.count)))], moves: focusMoves, on: engine)
-            if lateAsked == nil { askForLate() }
-        }
+        if waiting, !manager.field.traits.isSecureTextEntry { reconcile(committed: sentPreedit, marked: marked, on: engine) }
         sentPreedit = ""
+    }
+
+    /// At a reset while newer output waited, ibus-daemon committed `shown` (the preedit it had), where
+    /// the keyboard's document has what waited, then `marked` committed. The app gets what it lacks:
+    /// the first waiting commit less `shown` where it begins with it (the keyboard committed what was
+    /// shown); else, with nothing committed waiting, what `marked` has past `shown`; else `shown` is
+    /// deleted first where the app takes deletions of its text, and `marked` follows whole. Otherwise
+    /// the app keeps `shown` (and an app that reports its text brings the keyboard's document to it).
+    func reconcile(committed shown: String, marked: String, on engine: UnsafeMutableRawPointer) {
+        var accounted = shown.isEmpty, rest = marked
+        if !accounted, case .commit(let text)? = late.first?.signals.first, text.hasPrefix(shown) {
+            late[0].signals[0] = .commit(String(text.dropFirst(shown.count)))
+            if text == shown { late[0].signals.removeFirst() }
+            late.removeAll { $0.signals.isEmpty }
+            accounted = true
+        } else if !accounted, !late.contains(where: { $0.signals.contains { if case .commit = $0 { true } else { false } } }),
+                  marked.hasPrefix(shown) {
+            (accounted, rest) = (true, String(marked.dropFirst(shown.count)))
+        } else if !accounted, kbh_ibus_has_surrounding_text(engine) != 0,
+                  ProcessInfo.processInfo.environment["KBHOST_IBUS_FORWARD_DELETE"] == nil {
+            late.insert((focusMoves, engine, [.deleteSurrounding(characters: shown.unicodeScalars.count)]), at: 0)
+            accounted = true
+        }
+        if accounted, !rest.isEmpty { queueLate([.commit(rest)], moves: focusMoves, on: engine) }
+        if !late.isEmpty, lateAsked == nil { askForLate() }
     }
 
     /// The engine was chosen in the app: `kbhost:ID` makes ID the current keyboard (as `kbhost set`).

@@ -215,6 +215,22 @@ struct IBusSlowKeyboardTests {
         #expect(s.text == "かなかなかなb" && s.preedit.isEmpty, "the app has \(s.text.debugDescription) + preedit \(s.preedit.debugDescription)")
     }
 
+    /// The preedit かな is shown; a key that takes 10 ms commits it (unmarkText), and the app resets
+    /// 2 ms later: ibus-daemon commits the preedit it has, and the keyboard's commit, still on its
+    /// way, went too: かなかな (a review). The app's text is the keyboard's document.
+    @Test func aResetDoesNotCommitTwiceWhatACommitStillOnItsWayHas() throws {
+        let world = try Self.world()
+        let app = try world.client(purpose: 0)
+        var s = try app.send("type m")
+        s = try Self.until(app) { $0.preedit == "かな" }
+        #expect(s.preedit == "かな", "the control: the slow key's preedit is shown")
+        _ = try app.send("keyreset u")
+        s = try app.send("wait 300")
+        #expect(s.text == "かな" && s.preedit.isEmpty, "the app has \(s.text.debugDescription) + preedit \(s.preedit.debugDescription)")
+        s = try app.send("type b")
+        #expect(s.text == "かなb", "and goes on: \(s.text.debugDescription)")
+    }
+
     /// A keyboard that takes 0.9 s on every key, under the event deadline and under the strikes'
     /// 1 s, held every key of every app ~1 s for as long as it was used (a review). One that keeps
     /// the apps waiting over half of 10 s ends.

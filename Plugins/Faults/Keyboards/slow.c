@@ -12,6 +12,7 @@
    "n": takes 10 ms, then types "PAYLOAD" and a Return;
    "k": sets a display line of 201 characters, each "e" and 5,000 combining acute accents (2 MB);
    "m": takes 10 ms, then marks "かな" (the preedit);
+   "u": takes 10 ms, then commits the marked text (unmarkText);
    "s": takes 0.9 s (under every deadline and strike), then types "s";
    "b": types "b". */
 #include <kbhost_keyboard.h>
@@ -45,9 +46,9 @@ static void slow_did_load(slow_keyboard *self, const kbh_selector_v1 *cmd) {
         {.label = "r", .action = "arm:"}, {.label = "b", .action = "quick"},
         {.label = "d", .action = "huge_display"}, {.label = "n", .action = "nap"},
         {.label = "m", .action = "mark"}, {.label = "s", .action = "drag"},
-        {.label = "k", .action = "stacked_display"},
+        {.label = "k", .action = "stacked_display"}, {.label = "u", .action = "unmark"},
     };
-    kbh_row_spec_v1 rows[] = {{keys, 13}};
+    kbh_row_spec_v1 rows[] = {{keys, 14}};
     kbh_layout_v1 layout = {.rows = rows, .row_count = 1};
     self->host->set_layout(self->host->ctx, &layout);
 }
@@ -74,6 +75,12 @@ static void slow_mark(slow_keyboard *self, const kbh_selector_v1 *cmd) {
     (void)cmd;
     pause_ms(10);
     self->host->set_marked_text(self->host->ctx, "\xe3\x81\x8b\xe3\x81\xaa", 2, 0);
+}
+
+static void slow_unmark(slow_keyboard *self, const kbh_selector_v1 *cmd) {
+    (void)cmd;
+    pause_ms(10);
+    self->host->unmark_text(self->host->ctx);
 }
 
 static void slow_drag(slow_keyboard *self, const kbh_selector_v1 *cmd) {
@@ -163,11 +170,12 @@ static const kbh_selector_v1 SlowReport_selectors[] = {
     {"mark", "v@:", (void *)slow_mark, NULL},
     {"drag", "v@:", (void *)slow_drag, NULL},
     {"stacked_display", "v@:", (void *)slow_stacked_display, NULL},
+    {"unmark", "v@:", (void *)slow_unmark, NULL},
     {"textWillChange:", "v@:@", (void *)slow_will_change, NULL},
     {"textDidChange:", "v@:@", (void *)slow_did_change, NULL},
     {"viewWillAppear:", "v@:B", (void *)slow_will_appear, NULL},
 };
 
 const kbh_class_v1 SlowReport_class = {
-    .name = "SlowReport", .create = slow_create, .selectors = SlowReport_selectors, .selector_count = 11,
+    .name = "SlowReport", .create = slow_create, .selectors = SlowReport_selectors, .selector_count = 12,
 };
