@@ -122,9 +122,8 @@ struct DaemonLoadTests {
 
     @Test func fiveHundredClientsAtOnce() throws {
         let d = try DaemonTests.Daemon()
-        var idle: [Int32] = []
-        defer { idle.forEach { Sys.close($0) } }
-        for _ in 0..<500 { if let fd = UnixSocket.connect(d.socket) { idle.append(fd) } }
+        let idle = try HeldConnections(to: d.socket, upTo: 500)
+        defer { idle.close() }
         #expect(idle.count == 500)
         let next = try Self.within(10, d, ["next"])
         #expect(next.status == 0)

@@ -12,13 +12,9 @@ import Testing
 @Suite("kbhost serve: a daemon that takes no connections", .serialized)
 struct DaemonStuckTests {
     /// Suspends the daemon and fills its backlog; returns the connections to close afterwards.
-    static func suspendAndFill(_ d: DaemonTests.Daemon) -> [Int32] {
+    static func suspendAndFill(_ d: DaemonTests.Daemon) throws -> HeldConnections {
         kill(d.process.processIdentifier, SIGSTOP)
-        var waiting: [Int32] = []
-        for _ in 0..<1000 {
-            guard case .success(let fd) = UnixSocket.connect(d.socket, timeoutMilliseconds: 100) else { break }
-            waiting.append(fd)
-        }
+        let waiting = try HeldConnections(to: d.socket, upTo: 1000, waiting: false)
         #expect(waiting.count < 1000, "the backlog filled (\(waiting.count) connections)")
         return waiting
     }
@@ -27,10 +23,10 @@ struct DaemonStuckTests {
         let d = try DaemonTests.Daemon()
         _ = try d.kbhost("enable", "dev.kbhost.Calculator")
         let before = try SettingsStore(directory: d.w.home).load().current
-        let waiting = Self.suspendAndFill(d)
+        let waiting = try Self.suspendAndFill(d)
         defer {
             kill(d.process.processIdentifier, SIGCONT)
-            waiting.forEach { Sys.close($0) }
+            waiting.close()
         }
         let p = Fixtures.kbhostProcess(["next"], environment: d.env.mapValues { $0 })
         let err = Pipe()
@@ -85,11 +81,11 @@ struct DaemonStuckTests {
         let d = try DaemonTests.Daemon()
         _ = try d.kbhost("enable", "dev.kbhost.Calculator")
         _ = try d.kbhost("set", "dev.kbhost.NumberPad")
-        var waiting = Self.suspendAndFill(d)
+        let waiting = try Self.suspendAndFill(d)
         var resumed = false
         defer {
             if !resumed { kill(d.process.processIdentifier, SIGCONT) }
-            waiting.forEach { Sys.close($0) }
+            waiting.close()
         }
         let t = try PseudoTerminalSession(arguments: ["attach"], environment: d.env)
         #expect(t.waitFor("Number Pad (dev.kbhost.NumberPad", seconds: 10), "attach started beside a stuck daemon")
@@ -97,8 +93,7 @@ struct DaemonStuckTests {
         #expect(t.waitFor("7", seconds: 5), "and typed")
         kill(d.process.processIdentifier, SIGCONT)
         resumed = true
-        waiting.forEach { Sys.close($0) }
-        waiting = []
+        waiting.close()
         usleep(2_000_000)  // the daemon drains its backlog; the session, if it had none, subscribes within a second
         #expect(try d.kbhost("set", "dev.kbhost.Calculator").status == 0)
         #expect(t.waitFor("Calculator (dev.kbhost.Calculator", seconds: 10), "the session follows the resumed daemon's news")

@@ -100,17 +100,13 @@ struct DaemonTakeoverTests {
     @Test func aScriptHoldingEveryConnectionSlotDoesNotKeepNextOut() throws {
         let d = try DaemonTests.Daemon()
         _ = try d.kbhost("enable", "dev.kbhost.Calculator")
-        let files = Int32(RLIMIT_NOFILE.rawValue)
-        let limit = try Sys.resourceLimit(files)
-        if limit.soft < 2048 { try Sys.setResourceLimit(files, soft: min(limit.hard, 2048), hard: limit.hard) }
-        defer { try? Sys.setResourceLimit(files, soft: limit.soft, hard: limit.hard) }
         var subscriber = try d.connect()
         defer { Sys.close(subscriber.fd) }
         try subscriber.send(String(decoding: try DaemonLoadTests.line(["request": "subscribe", "home": d.w.home]).dropLast(), as: UTF8.self))
         #expect(try DaemonTests.receive(&subscriber, seconds: 10) != nil)
-        var idle: [Int32] = []
-        defer { idle.forEach { Sys.close($0) } }
-        for _ in 0..<950 { if let fd = UnixSocket.connect(d.socket) { idle.append(fd) } }
+        let idle = try HeldConnections(to: d.socket, upTo: 950)
+        defer { idle.close() }
+        #expect(idle.count == 950)
         usleep(500_000)  // the daemon accepts them all
         try Self.nextAnswersInTime(d)
         let event = try DaemonTests.receive(&subscriber, seconds: 10)

@@ -24,19 +24,16 @@ struct IBusDaemonLinkTests {
         let stuck = Fixtures.kbhostProcess(["serve"], environment: world.env.mapValues { $0 })
         stuck.standardError = FileHandle.nullDevice
         try stuck.run()
-        var fillers: [Int32] = []
+        var fillers: HeldConnections?
         defer {
             kill(stuck.processIdentifier, SIGCONT)
-            fillers.forEach { Sys.close($0) }
+            fillers?.close()
             stuck.terminate()
             stuck.waitUntilExit()
         }
         for _ in 0..<500 where !UnixSocket.answers(socket) { usleep(10_000) }
         kill(stuck.processIdentifier, SIGSTOP)
-        for _ in 0..<1000 {
-            guard case .success(let fd) = UnixSocket.connect(socket, timeoutMilliseconds: 100) else { break }
-            fillers.append(fd)
-        }
+        fillers = try HeldConnections(to: socket, upTo: 1000, waiting: false)
         _ = try app.send("wait 2500")  // the engine looks for a daemon once a second
         let start = Date()
         let typed = try app.send("type 3")
@@ -52,8 +49,7 @@ struct IBusDaemonLinkTests {
         #expect(ended && next.terminationStatus == 0, "kbhost next beside a stuck daemon")
 
         kill(stuck.processIdentifier, SIGCONT)
-        fillers.forEach { Sys.close($0) }
-        fillers = []
+        fillers?.close()
         _ = try app.send("wait 2000")  // it drains its backlog; the engine subscribes within a second
         #expect(try world.kbhost("set", "dev.kbhost.Calculator").status == 0)
         _ = try app.send("wait 500")

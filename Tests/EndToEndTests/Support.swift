@@ -74,3 +74,55 @@ enum Fixtures {
 func hasTerminalControls(_ text: String) -> Bool {
     text.unicodeScalars.contains { TerminalText.isControl($0) && $0 != "\n" && $0 != "\t" }
 }
+
+/// Connections to a Unix socket held open by a child process (python3), not by the test process:
+/// Foundation's `Process.run` on Linux (before swift-corelibs-foundation PR #5472) copies 256
+/// bytes past each entry it reads of /proc/self/fd, and crashed the test process (SIGSEGV in
+/// memcpy) when a test held ~1,000 connections and the listing filled glibc's 32 KiB buffer.
+final class HeldConnections {
+    private let process = Process()
+    private let input = Pipe(), output = Pipe()
+    /// How many connections are held.
+    private(set) var count = 0
+
+    /// Connects to `socket` up to `upTo` times, stopping at the first that is refused or (with
+    /// `waiting` false) would wait over 0.1 s for a full backlog, and holds them until `close()`.
+    init(to socket: String, upTo limit: Int, waiting: Bool = true) throws {
+        let script = """
+            import resource, socket, sys
+            path, n, wait = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "wait"
+            soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            if soft < n + 64:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, n + 64), hard))
+            held = []
+            for _ in range(n):
+                s = socket.socket(socket.AF_UNIX)
+                s.settimeout(None if wait else 0.1)
+                try:
+                    s.connect(path)
+                except OSError:
+                    s.close()
+                    break
+                held.append(s)
+            print(len(held), flush=True)
+            sys.stdin.read()
+            """
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, socket, String(limit), waiting ? "wait" : "no"]
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        count = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    /// Closes them all (the child ends).
+    func close() {
+        guard process.isRunning else { return }
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        count = 0
+    }
+
+    deinit { close() }
+}
