@@ -48,7 +48,9 @@ struct WireFrameCorpusTests {
         defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            // The name in place (`entry.pointee.d_name` copies 256 bytes, past the record's end).
+            let name = String(cString: UnsafeRawPointer(entry).advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
+                .assumingMemoryBound(to: CChar.self))
             if !name.hasPrefix(".") { names.append(name) }
         }
         return names.sorted()

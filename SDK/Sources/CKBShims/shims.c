@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "kbshims.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -135,6 +136,10 @@ int kbs_openat_unseen(int dirfd, const char *name, int flags) {
     int fd = openat(dirfd, name, flags | O_NOATIME);
     if (fd < 0 && errno == EPERM) fd = openat(dirfd, name, flags);  /* not the owner: O_NOATIME is refused */
     return fd;
+}
+
+const char *kbs_dirent_name(const void *entry) {
+    return ((const struct dirent *)entry)->d_name;
 }
 
 int kbs_openat_path(int dirfd, const char *name) {

@@ -173,7 +173,7 @@ public struct KeyboardAccess: Sendable {
             guard let dir = opendir(current) else { return current }
             defer { closedir(dir) }
             while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                let name = Sys.withEntryName(entry) { String(decoding: $0, as: UTF8.self) }
                 if name == "." || name == ".." { continue }
                 seen += 1
                 guard seen <= systemDataEntries else {

@@ -145,7 +145,7 @@ public final class Directory {
         defer { closedir(dir) }
         let prefix = "." + name + "."
         while let entry = readdir(dir) {
-            let file = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let file = Sys.withEntryName(entry) { String(decoding: $0, as: UTF8.self) }
             guard file.hasPrefix(prefix), file.hasSuffix(".tmp") else { continue }
             let middle = file.dropFirst(prefix.count).dropLast(4).split(separator: ".")
             guard middle.count == 2, let pid = Int32(middle[0]), UInt32(middle[1]) != nil, pid > 0 else { continue }
@@ -253,5 +253,15 @@ public final class Directory {
         default: found = "a device"
         }
         return found == "a \(expected.rawValue)" ? nil : .wrongType(path: child(name), expected: expected, found: found)
+    }
+}
+
+extension Sys {
+    /// A directory entry's name (its bytes up to the NUL, which follows them), read in place:
+    /// `entry.pointee.d_name` copies the 256 bytes the type declares, past the record's end, and can
+    /// fault at the end of readdir's buffer (Foundation's Process.run crashed so, PR #5472).
+    public static func withEntryName<T>(_ entry: UnsafeMutablePointer<dirent>, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let name = kbs_dirent_name(entry)!
+        return try body(UnsafeRawBufferPointer(start: name, count: strlen(name)))
     }
 }

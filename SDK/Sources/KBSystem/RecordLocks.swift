@@ -52,7 +52,7 @@ public struct Descriptors: Sendable {
         var result = Descriptors()
         while let entry = readdir(dir) {
             var number: Int32 = 0
-            let fd = withUnsafeBytes(of: entry.pointee.d_name) { name -> Int32 in
+            let fd = Sys.withEntryName(entry) { name -> Int32 in
                 guard let first = name.first, first != 46 /* "." */ else { return -1 }
                 for b in name { if b < 48 || b > 57 { break }; number = number &* 10 &+ Int32(b - 48) }
                 return openat(folder, name.baseAddress!.assumingMemoryBound(to: CChar.self), O_RDONLY | O_CLOEXEC)
@@ -113,7 +113,7 @@ public struct Descriptors: Sendable {
         var target = [CChar](repeating: 0, count: 40)
         while let entry = readdir(dir) {
             var number: Int32 = 0
-            let n = withUnsafeBytes(of: entry.pointee.d_name) { name -> Int in
+            let n = Sys.withEntryName(entry) { name -> Int in
                 guard let first = name.first, first != 46 /* "." */ else { return -1 }
                 for b in name { if b < 48 || b > 57 { break }; number = number &* 10 &+ Int32(b - 48) }
                 return readlinkat(folder, name.baseAddress!.assumingMemoryBound(to: CChar.self), &target, target.count - 1)

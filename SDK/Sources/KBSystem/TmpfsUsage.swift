@@ -162,10 +162,9 @@ public enum TmpfsUsage {
             // tenth red team, N3).
             var names: [[CChar]] = []
             while entries + names.count < limit, let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> [CChar]? in
-                    let name = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
-                    if name[0] == 46 && (name[1] == 0 || (name[1] == 46 && name[2] == 0)) { return nil }  // "." and ".."
-                    return Array(UnsafeBufferPointer(start: name, count: strlen(name) + 1))
+                let name = Sys.withEntryName(entry) { raw -> [CChar]? in
+                    if raw.elementsEqual([46]) || raw.elementsEqual([46, 46]) { return nil }  // "." and ".."
+                    return raw.map { CChar(bitPattern: $0) } + [0]
                 }
                 if let name { names.append(name) }
             }

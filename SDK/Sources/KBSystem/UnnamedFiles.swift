@@ -68,7 +68,7 @@ public struct UnnamedFiles: Hashable, Sendable {
         let folder = dirfd(dir)
         while let entry = readdir(dir) {
             var st = stat()
-            let found = withUnsafeBytes(of: entry.pointee.d_name) { name -> Bool in
+            let found = Sys.withEntryName(entry) { name -> Bool in
                 guard let first = name.first, first != 46 /* "." */ else { return false }
                 return fstatat(folder, name.baseAddress!.assumingMemoryBound(to: CChar.self), &st, 0) == 0
             }

@@ -27,6 +27,10 @@ int kbs_dup_cloexec_above(int fd, int minimum);
 int kbs_set_pipe_size(int fd, int size);
 /* Whether `path` is on a tmpfs (statfs: TMPFS_MAGIC); 1 yes, 0 no, -1 with errno. */
 int kbs_is_tmpfs(const char *path);
+/* Where a directory entry's name is, read in place: `entry->d_name` copied whole (Swift's
+   `entry.pointee.d_name`) is 256 bytes, past the record's d_reclen, and can fault at the end of
+   readdir's buffer (Foundation's Process.run did: swift-corelibs-foundation PR #5472). */
+const char *kbs_dirent_name(const void *entry);  /* a struct dirent */
 /* openat(2) with O_NOATIME where the caller may (it owns the file, or is root), else without: a
    folder listed so keeps its access time, which a process watching it would read as "listed now". */
 int kbs_openat_unseen(int dirfd, const char *name, int flags);
