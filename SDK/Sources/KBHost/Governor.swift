@@ -60,7 +60,7 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
                           unreadableUnnamedFiles, mib(footprintAtKill), mib(budget))
         }
         if tmpfsEntries > Governor.tmpfsEntryLimit {
-            return String(format: "kept more than %d files and folders, folders more than %d deep, or a folder kbhost may not read, in its containers on a tmpfs, the most a keyboard may (%.1f MiB of memory counted by then; its memory budget is %.1f MiB)",
+            return String(format: "kept more than %d files and folders, folders more than %d deep, a folder kbhost may not read, or files renamed faster than they could be counted, in its containers on a tmpfs, the most a keyboard may (%.1f MiB of memory counted by then; its memory budget is %.1f MiB)",
                           Governor.tmpfsEntryLimit, TmpfsUsage.maximumDepth, mib(tmpfsBytes), mib(budget))
         }
         if locks > Governor.lockLimit {
