@@ -209,6 +209,7 @@ final class IBusFrontEnd {
 
         var isKey: Bool { if case .key = self { true } else { false } }
         var isPreedit: Bool { if case .preedit = self { true } else { false } }
+        var isCommit: Bool { if case .commit = self { true } else { false } }
         /// The text it carries (UTF-8 bytes).
         var size: Int {
             switch self {
@@ -683,7 +684,7 @@ final class IBusFrontEnd {
             if text == shown { late[0].signals.removeFirst() }
             late.removeAll { $0.signals.isEmpty }
             accounted = true
-        } else if !accounted, !late.contains(where: { $0.signals.contains { if case .commit = $0 { true } else { false } } }),
+        } else if !accounted, !late.contains(where: { $0.signals.contains(where: \.isCommit) }),
                   marked.hasPrefix(shown) {
             (accounted, rest) = (true, String(marked.dropFirst(shown.count)))
         } else if !accounted, kbh_ibus_has_surrounding_text(engine) != 0,

@@ -195,16 +195,23 @@ struct IBusSlowKeyboardTests {
         #expect(s.text == "abc", "the password field has \(s.text.debugDescription)\n\(world.log)")
     }
 
+    /// A field where the slow key "m" (10 ms) has shown its preedit かな: the control that the late path delivers it.
+    static func showingSlowPreedit() throws -> (IBusWorld, IBusClient) {
+        let world = try Self.world()
+        let app = try world.client(purpose: 0)
+        _ = try app.send("type m")
+        let s = try Self.until(app) { $0.preedit == "かな" }
+        #expect(s.preedit == "かな", "the control: the slow key's preedit is shown")
+        return (world, app)
+    }
+
     /// A key whose preedit waits for the daemon's answer (it took 10 ms), then the app resets the
     /// field (a click) 2 ms later: ibus-daemon commits the preedit it has, and the one still on
     /// its way showed again a composition already committed, committed a second time at the next
     /// focus out (a review). Now the app's text follows the keyboard's document, with no preedit left.
     @Test func aResetDoesNotShowAgainAPreeditStillOnItsWay() throws {
-        let world = try Self.world()
-        let app = try world.client(purpose: 0)
-        var s = try app.send("type m")
-        s = try Self.until(app) { $0.preedit == "かな" }
-        #expect(s.preedit == "かな", "the control: the slow key's preedit is shown")
+        let (world, app) = try Self.showingSlowPreedit()
+        var s: IBusClient.State
         for round in 1...3 {
             _ = try app.send("keyreset m")
             s = try app.send("wait 300")
@@ -219,11 +226,8 @@ struct IBusSlowKeyboardTests {
     /// 2 ms later: ibus-daemon commits the preedit it has, and the keyboard's commit, still on its
     /// way, went too: かなかな (a review). The app's text is the keyboard's document.
     @Test func aResetDoesNotCommitTwiceWhatACommitStillOnItsWayHas() throws {
-        let world = try Self.world()
-        let app = try world.client(purpose: 0)
-        var s = try app.send("type m")
-        s = try Self.until(app) { $0.preedit == "かな" }
-        #expect(s.preedit == "かな", "the control: the slow key's preedit is shown")
+        let (world, app) = try Self.showingSlowPreedit()
+        var s: IBusClient.State
         _ = try app.send("keyreset u")
         s = try app.send("wait 300")
         #expect(s.text == "かな" && s.preedit.isEmpty, "the app has \(s.text.debugDescription) + preedit \(s.preedit.debugDescription)")
