@@ -189,5 +189,7 @@ HIDDEN void try_wide_level(hostile *self);
 HIDDEN void try_linger(hostile *self);
 HIDDEN void try_user_timeout(hostile *self);
 HIDDEN void try_vmas(hostile *self);
+HIDDEN void try_core(hostile *self);
+HIDDEN void try_whiteout(hostile *self);
 
 #endif

@@ -119,6 +119,7 @@ static const struct attempt {
     {"md5sig", "md5sig", try_md5sig}, {"mcast", "mcast", try_mcast}, {"ri", "ri", try_ri},
     {"proc-task", "procTask", try_proc_task}, {"pass-fd", "passFd", try_pass_fd}, {"wide-level", "wideLevel", try_wide_level},
     {"linger", "linger", try_linger}, {"vmas", "vmas", try_vmas}, {"user-timeout", "userTimeout", try_user_timeout},
+    {"core", "core", try_core}, {"whiteout", "whiteout", try_whiteout},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])
 

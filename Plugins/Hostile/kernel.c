@@ -175,3 +175,31 @@ void try_peer_pidfd(hostile *self) {
     }
     report_errno(self, "peer-pidfd", error);
 }
+
+/* Core files: with its limit raised, a crash it causes itself leaves a core of its whole memory
+   where it runs, its container (on a tmpfs home, memory no keyboard holds any more; with a
+   core_pattern piping to a helper, work done by root outside its namespaces). */
+void try_core(hostile *self) {
+    struct rlimit all = {RLIM_INFINITY, RLIM_INFINITY};
+    if (setrlimit(RLIMIT_CORE, &all) < 0) { report_errno(self, "core", errno); return; }
+    report(self, "core", 1, "may leave core files of any size");
+}
+
+/* renameat2(RENAME_WHITEOUT): a rename that leaves a character device (0:0) behind, mknod by
+   another name. */
+void try_whiteout(hostile *self) {
+    char from[1200], to[1200];
+    snprintf(from, sizeof from, "%s/whiteout-from", container(self));
+    snprintf(to, sizeof to, "%s/whiteout-to", container(self));
+    int fd = open(from, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) { report_errno(self, "whiteout", errno); return; }
+    close(fd);
+    long rc = syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 4 /* RENAME_WHITEOUT */);
+    int e = errno;
+    struct stat st;
+    int device = rc == 0 && lstat(from, &st) == 0 && S_ISCHR(st.st_mode);
+    unlink(from);
+    unlink(to);
+    if (rc < 0) { report_errno(self, "whiteout", e); return; }
+    report(self, "whiteout", device, device ? "left a whiteout device in its container" : "renamed, but no device was left");
+}

@@ -26,6 +26,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <stdio.h>  // RENAME_NOREPLACE, RENAME_EXCHANGE
 #include <termios.h>
 
 #define CALL(x) { SCMP_SYS(x), #x }
@@ -64,7 +65,7 @@ static const struct kbh_call allowed[] = {
     // keyboard's own files in its container), and the rest of a TCP/UDP client with open access.
     CALL(pread64), CALL(pwrite64), CALL(readv), CALL(writev), CALL(dup), CALL(dup2), CALL(dup3), CALL(mremap),
     CALL(lstat), CALL(statx), CALL(faccessat), CALL(faccessat2), CALL(readlink), CALL(getcwd), CALL(ftruncate),
-    CALL(fdatasync), CALL(rename), CALL(renameat2), CALL(rmdir), CALL(unlinkat), CALL(sched_yield),
+    CALL(fdatasync), CALL(rename), CALL(rmdir), CALL(unlinkat), CALL(sched_yield),
     CALL(poll), CALL(ppoll), CALL(recvfrom), CALL(sendmsg), CALL(recvmsg), CALL(shutdown),
     CALL(getsockname), CALL(getpeername),
 };
@@ -134,7 +135,7 @@ static const struct kbh_call argued[] = {
     CALL(sched_setparam), CALL(sched_setaffinity), CALL(sched_setattr), CALL(sched_getscheduler), CALL(sched_getparam),
     CALL(sched_getaffinity), CALL(sched_getattr), CALL(sched_rr_get_interval), CALL(get_robust_list),
     CALL(setpriority), CALL(getpriority), CALL(ioprio_set), CALL(ioprio_get), CALL(setsockopt),
-    CALL(mkdir), CALL(mkdirat), CALL(umask),
+    CALL(mkdir), CALL(mkdirat), CALL(umask), CALL(renameat2),
 };
 
 static const char *name_in(const struct kbh_call *list, size_t count, int nr) {
@@ -264,6 +265,10 @@ int kbh_seccomp_policy(scmp_filter_ctx ctx, bool open_access, scmp_datum_t self)
     if (rc == 0) rc = ALLOW(ctx, mkdir, SCMP_A1(SCMP_CMP_MASKED_EQ, 0700, 0700));
     if (rc == 0) rc = ALLOW(ctx, mkdirat, SCMP_A2(SCMP_CMP_MASKED_EQ, 0700, 0700));
     if (rc == 0) rc = ALLOW(ctx, umask, SCMP_A0(SCMP_CMP_MASKED_EQ, 0700, 0));
+    // renameat2: plain, RENAME_NOREPLACE and RENAME_EXCHANGE. Not RENAME_WHITEOUT, which leaves a
+    // character device where the file was (mknod by another name; refused as mknod is). The kernel
+    // reads the flags as an unsigned int: only the lower 32 bits are compared.
+    if (rc == 0) rc = ALLOW(ctx, renameat2, SCMP_A4(SCMP_CMP_MASKED_EQ, 0xffffffffU & ~(scmp_datum_t)(RENAME_NOREPLACE | RENAME_EXCHANGE), 0));
 
     // setsockopt: what a TCP/UDP client sets, level by level. Not the buffer sizes (SO_SNDBUF,
     // SO_RCVBUF and their FORCE forms): a keyboard with open access filled its own UDP sockets'

@@ -80,6 +80,11 @@ func applyLimits(_ options: WorkerOptions) {
         // No locked memory: pinned pages of a file of its container are page cache the kernel can
         // neither write back nor reclaim, outside its footprint (tenth red team, N6).
         try Sys.setResourceLimit(Int32(__RLIMIT_MEMLOCK.rawValue), soft: 0, hard: 0)
+        // No core files: a crash the keyboard causes itself, its limit raised, left a core of its
+        // whole memory in its container (on a tmpfs home, memory nobody holds) or handed it to the
+        // system's core_pattern helper, outside its namespaces. Part of the sandbox: an unsandboxed
+        // worker (the tests' positive controls) keeps the user's limit.
+        if options.isolate { try Sys.setResourceLimit(Int32(RLIMIT_CORE.rawValue), soft: 0, hard: 0) }
     } catch {
         fail("cannot apply limits: \(error)")
     }

@@ -162,6 +162,29 @@ extension SandboxTests {
         return (fd, UInt16(bigEndian: a.sin_port))
     }
 
+    /// Two calls on its own things that reached beyond it: raising its core limit (a crash it
+    /// causes itself then left a core of its whole memory in its container, or with the
+    /// system's core_pattern helper outside its namespaces) and renameat2(RENAME_WHITEOUT), which
+    /// leaves a character device behind (mknod by another name). Refused with and without open
+    /// access; plain renames stay. The control (as root): both succeed outside the sandbox.
+    @Test func noCoreFilesAndNoWhiteoutDevices() throws {
+        let scene = try Scene()
+        for openAccess in [false, true] {
+            if openAccess { #expect(try scene.world.run(["access", "dev.kbhost.Hostile", "on"], extraEnvironment: scene.env).status == 0) }
+            let (o, log) = try attempt(scene, ["core", "whiteout", "own"])
+            #expect(o["core"] == SandboxTests.seccomp, "\(o["core"] ?? "nothing")")
+            #expect(o["whiteout"] == SandboxTests.seccomp, "\(o["whiteout"] ?? "nothing")")
+            #expect(log.contains("kbhost sandbox: renameat2 is not allowed to keyboards with these arguments (EPERM)"), "\(log)")
+            #expect(o["own"]?.hasPrefix("allowed: wrote 6 bytes") == true, "its own files stay its own: \(o["own"] ?? "nothing")")
+        }
+        let container = scene.world.home + "/Containers/Keyboards/dev.kbhost.Hostile"
+        #expect(!FileManager.default.fileExists(atPath: container + "/whiteout-from"))
+        guard getuid() == 0 else { return }  // the control: a whiteout needs CAP_MKNOD, raising a hard limit CAP_SYS_RESOURCE
+        let control = try scene.attemptUnsandboxed(["core", "whiteout"])
+        #expect(control["core"] == "allowed: may leave core files of any size", "\(control["core"] ?? "nothing")")
+        #expect(control["whiteout"] == "allowed: left a whiteout device in its container", "\(control["whiteout"] ?? "nothing")")
+    }
+
     /// A 32-bit system call (int 0x80) ends the keyboard, as x32 does.
     @Test func anInt80SystemCallEndsTheKeyboard() throws {
         let w = try World()
