@@ -191,5 +191,6 @@ HIDDEN void try_user_timeout(hostile *self);
 HIDDEN void try_vmas(hostile *self);
 HIDDEN void try_core(hostile *self);
 HIDDEN void try_whiteout(hostile *self);
+HIDDEN void try_buried(hostile *self);
 
 #endif

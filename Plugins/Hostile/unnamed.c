@@ -54,3 +54,54 @@ void try_mapped(hostile *self) {
     hold_a_second();
     report_ok(self, "mapped", "holds %ld MiB in unlinked files it maps a page of", (long)mib);
 }
+
+/* "buried N size M": a file deleted while mapped (M MiB, 96 unless told), its line in /proc/self/maps
+   put past N (1150 unless told) lines of 61 KB each: mappings of a one-page file 60 folders deep,
+   every folder's name 255 newlines, which maps writes as four bytes each. 1150 of them fill the
+   first 70 MB of maps, which the governor once read no further than 64 MiB (twenty-first red team:
+   400 MiB to 1.2 GB held so under a 48 MiB budget). The file is filled through its mapping after its
+   descriptor is closed and its name removed, each MiB then dropped from the page tables, so that
+   only the mapping holds it and the footprint does not show it. Held two seconds, then let go. */
+void try_buried(hostile *self) {
+    long lines = number_in_document(self, "buried", 1150), mib = number_in_document(self, "size", 96);
+    char name[256];
+    memset(name, '\n', 255);
+    name[255] = 0;
+    int dir = open(container(self), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    for (int depth = 0; dir >= 0 && depth < 60; depth++) {
+        if (mkdirat(dir, name, 0700) < 0 && errno != EEXIST) { report_errno(self, "buried", errno); close(dir); return; }
+        int next = openat(dir, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        close(dir);
+        dir = next;
+    }
+    if (dir < 0) { report_errno(self, "buried", errno); return; }
+    int deep = openat(dir, name, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    close(dir);
+    if (deep < 0 || ftruncate(deep, 4096) < 0) { report_errno(self, "buried", errno); if (deep >= 0) close(deep); return; }
+    char *low = (char *)0x100000000000UL, *high = (char *)0x600000000000UL;
+    long made = 0;
+    for (long i = 0; i < lines; i++)  /* a page apart: separate mappings, separate lines */
+        if (mmap(low + i * 8192, 4096, PROT_READ, MAP_SHARED | MAP_FIXED_NOREPLACE, deep, 0) != MAP_FAILED) made++;
+    close(deep);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/buried.dat", container(self));
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    size_t size = (size_t)mib << 20;
+    char *map = fd < 0 || ftruncate(fd, (off_t)size) < 0 ? MAP_FAILED
+              : mmap(high, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+    int e = errno;
+    if (fd >= 0) close(fd);
+    unlink(path);
+    if (map == MAP_FAILED) { report_errno(self, "buried", e); munmap(low, (size_t)lines * 8192); return; }
+    for (size_t at = 0; at < size; at += 1 << 20) {
+        memset(map + at, 'b', 1 << 20);
+        madvise(map + at, 1 << 20, MADV_DONTNEED);
+    }
+    hold_a_second();
+    hold_a_second();
+    munmap(map, size);
+    munmap(low, (size_t)lines * 8192);
+    char detail[200];
+    snprintf(detail, sizeof detail, "held %ld MiB in a deleted file mapped past %ld long lines of its maps", mib, made);
+    report(self, "buried", 1, detail);
+}

@@ -250,6 +250,33 @@ extension SandboxTests {
     }
 }
 extension SandboxTests {
+    /// A file deleted while mapped is counted through its line in /proc/PID/maps, which the governor
+    /// read no further than 64 MiB: a keyboard put its line past 1,150 lines of 61 KB (mappings of a
+    /// file 60 folders deep, each folder's name 255 newlines, four bytes each there) and held 400 MiB
+    /// to 1.2 GB so under a 48 MiB budget (twenty-first red team). Every line is read now. The
+    /// control: under 512 MiB it runs, and its peak footprint shows the 96 MiB.
+    @Test(.enabled(if: TmpfsUsage.isTmpfs("/dev/shm") && getuid() == 0,
+                   "needs /dev/shm on a tmpfs, and root: an ordinary user may not read a mapping's file (the keyboard is ended for keeping one)"))
+    func aDeletedFileMappedPastLongLinesOfMapsIsCounted() throws {
+        let w = try World()
+        let home = "/dev/shm/kbhost-buried-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let env = ["KBHOST_HOME": home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory ?? "", "KBHOST_RUNTIME_DIR": home + "/run"]
+        let control = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", "512", "--json", "--text", "buried 1150 size 96 ", "buried"],
+                                extraEnvironment: env)
+        #expect(control.status == 0, "\(control.err)")
+        let json = try JSONSerialization.jsonObject(with: Data(control.out.utf8)) as? [String: Any]
+        #expect((json?["text"] as? String)?.contains("buried: allowed: held 96 MiB in a deleted file mapped past 1150 long lines") == true, "\(control.out)")
+        let peak = json?["peakFootprintBytes"] as? Int ?? 0
+        #expect(peak > 96 << 20, "the file is in its footprint: peak \(peak) bytes")
+        let killed = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", "48", "--text", "buried 1150 size 96 ", "buried"],
+                               extraEnvironment: env)
+        #expect(killed.status == 4, "\(killed.out)")
+        #expect(killed.err.contains("failed during key 'buried': went over its memory budget of 48.0 MiB"), "\(killed.err)")
+        #expect(killed.err.contains("files on a tmpfs"), "the kill says where: \(killed.err)")
+    }
+}
+extension SandboxTests {
     /// With open access a keyboard may flock; a lock belongs to the open file, and a mapping keeps
     /// the open file with no descriptor: 20,000 locks were held so, unseen by the count of locks
     /// through descriptors (tenth red team, N5). Its mappings are counted with its sockets now,

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import KBSystem
+@testable import KBSystem
 import Testing
 
 /// Files on a tmpfs a process holds with no name (red team 6, R6-1), which the governor
@@ -55,6 +55,25 @@ struct UnnamedFilesTests {
         }
         // Another device (the disk, or none of these) sees none of them.
         #expect(UnnamedFiles.held(by: getpid(), on: [UInt64.max])?.files == 0)
+    }
+
+    /// /proc files are read piece by piece: every line whatever the file's length, and a line longer
+    /// than the buffer as its head and tail (a keyboard padded /proc/PID/maps past the 64 MiB once
+    /// read, twenty-first red team). Here on a file of lines short, at the buffer's size, and long.
+    @Test func everyLineIsSeenWhateverItsLength() throws {
+        let path = NSTemporaryDirectory() + "kbhost-lines-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { unlink(path) }
+        let lines = ["a", "", String(repeating: "b", count: 63), String(repeating: "c", count: 64), "start-" + String(repeating: "x", count: 500) + " (deleted)",
+                     String(repeating: "d", count: 129), "last"]
+        try Data((lines.joined(separator: "\n")).utf8).write(to: URL(fileURLWithPath: path))
+        var seen: [String] = []
+        #expect(UnnamedFiles.forEachLine(of: path, bufferBytes: 64, headBytes: 8, tailBytes: 12) { seen.append(String(decoding: $0, as: UTF8.self)); return true })
+        let expected = lines.map { $0.count < 64 ? $0 : String($0.prefix(8)) + String($0.suffix(12)) }
+        #expect(seen == expected)
+        #expect(!UnnamedFiles.forEachLine(of: path + "-missing") { _ in true })
+        var first: [String] = []  // and stops where it is told to
+        #expect(UnnamedFiles.forEachLine(of: path, bufferBytes: 64) { first.append(String(decoding: $0, as: UTF8.self)); return first.count < 2 })
+        #expect(first == ["a", ""])
     }
 
     @Test func aProcessThatIsGoneHoldsNothing() {

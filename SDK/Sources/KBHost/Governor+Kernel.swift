@@ -82,10 +82,11 @@ extension Governor {
                     var files = (bytes: used.bytes, entries: used.entries, unreadable: 0)
                     var mappings = (count: 0, sockets: 0)
                     // Files there it unlinked but holds open or mapped (red team 6, R6-1).
-                    if !folders.isEmpty, let unnamed = UnnamedFiles.held(by: pid, on: UnnamedFiles.devices(of: folders)) {
+                    if !folders.isEmpty,
+                       let unnamed = UnnamedFiles.held(by: pid, on: UnnamedFiles.devices(of: folders), mappingLimit: Governor.mappingLimit) {
                         files = (files.bytes + unnamed.bytes, files.entries + unnamed.files, unnamed.unreadable)
                         mappings = (unnamed.mappings, unnamed.sockets)
-                    } else if openAccess, let mapped = UnnamedFiles.mappings(of: pid) {
+                    } else if openAccess, let mapped = UnnamedFiles.mappings(of: pid, limit: Governor.mappingLimit) {
                         // With open access: a socket it mapped stays open with no descriptor (tenth red team, N4).
                         mappings = (mapped.mappings, mapped.sockets)
                     }

@@ -25,7 +25,8 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
     /// Its main thread ended while other threads ran on, where the kernel shows no memory for
     /// it (`Footprint.mainThreadEnded`); that alone ended it.
     public var mainThreadEnded = false
-    /// Its mappings when it was ended for keeping more than `Governor.mappingLimit` (0 otherwise).
+    /// Its mappings when it was ended for keeping more than `Governor.mappingLimit` (0 otherwise; counted
+    /// up to one past the limit).
     public var mappings = 0
     /// Sockets it had mapped (a mapping keeps a socket open, queues and all, with no descriptor);
     /// any alone ended it.
@@ -48,7 +49,7 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
                           mappedSockets, mib(budget))
         }
         if mappings > Governor.mappingLimit {
-            return String(format: "kept %d memory mappings, more than the %d a keyboard may while its containers are on a tmpfs or it has open access (each is kernel memory, and may hold a file open and its locks; kbhost reads them all; its memory budget is %.1f MiB)",
+            return String(format: "kept at least %d memory mappings, more than the %d a keyboard may while its containers are on a tmpfs or it has open access (each is kernel memory, and may hold a file open and its locks; kbhost reads them all; its memory budget is %.1f MiB)",
                           mappings, Governor.mappingLimit, mib(budget))
         }
         if mainThreadEnded {

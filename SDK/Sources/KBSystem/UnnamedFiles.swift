@@ -25,28 +25,26 @@ public struct UnnamedFiles: Hashable, Sendable {
     public var sockets = 0
 
     /// Only its mappings and how many of them map a socket (`mappings`, `sockets`), for a keyboard
-    /// whose files are not on a tmpfs; nil when the process is gone.
-    public static func mappings(of pid: Int32) -> UnnamedFiles? {
+    /// whose files are not on a tmpfs, read up to one past `limit`; nil when the process is gone.
+    public static func mappings(of pid: Int32, limit: Int = .max - 1) -> UnnamedFiles? {
         var result = UnnamedFiles()
-        guard withContents(of: "/proc/\(pid)/maps", { scan($0, into: &result) { _ in } }) != nil else { return nil }
+        guard forEachLine(of: "/proc/\(pid)/maps", { scan($0, into: &result, limit: limit) { _ in } }) else { return nil }
         return result
     }
 
-    /// Counts the lines of /proc/PID/maps in place, and those that map a socket; hands over
-    /// the lines of deleted files.
-    private static func scan(_ b: UnsafeBufferPointer<UInt8>, into result: inout UnnamedFiles, deletedLine: (UnsafeBufferPointer<UInt8>) -> Void) {
-        guard let base = b.baseAddress else { return }
-        var start = 0
-        while start < b.count {
-            let end = memchr(base + start, 10, b.count - start).map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base } ?? b.count
-            result.mappings += 1
-            if end - start > 10 && memcmp(base + end - deleted.count, deleted, deleted.count) == 0 {
-                deletedLine(UnsafeBufferPointer(rebasing: b[start..<end]))
-            } else if contains(base + start, end - start, socket) {
-                result.sockets += 1
-            }
-            start = end + 1
+    /// Counts one line of /proc/PID/maps, and whether it maps a socket; hands over the line of a
+    /// deleted file. False past `limit` mappings: reading on would change nothing (the governor ends
+    /// a keyboard with more), and each line may take 64 KB of the kernel's writing.
+    private static func scan(_ line: UnsafeBufferPointer<UInt8>, into result: inout UnnamedFiles, limit: Int,
+                             deletedLine: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
+        result.mappings += 1
+        guard let base = line.baseAddress else { return result.mappings <= limit }
+        if line.count > 10 && memcmp(base + line.count - deleted.count, deleted, deleted.count) == 0 {
+            deletedLine(line)
+        } else if contains(base, line.count, socket) {
+            result.sockets += 1
         }
+        return result.mappings <= limit
     }
 
     /// The devices of `folders` (those that exist), for `held(by:on:)`.
@@ -57,9 +55,9 @@ public struct UnnamedFiles: Hashable, Sendable {
         }
     }
 
-    /// What `pid` holds in regular files with no link left on one of `devices`;
-    /// nil when the process is gone.
-    public static func held(by pid: Int32, on devices: [UInt64]) -> UnnamedFiles? {
+    /// What `pid` holds in regular files with no link left on one of `devices`, its mappings read up
+    /// to one past `mappingLimit`; nil when the process is gone.
+    public static func held(by pid: Int32, on devices: [UInt64], mappingLimit: Int = .max - 1) -> UnnamedFiles? {
         guard !devices.isEmpty else { return UnnamedFiles() }
         var result = UnnamedFiles()
         var seen: Set<UInt64> = []
@@ -82,7 +80,7 @@ public struct UnnamedFiles: Hashable, Sendable {
         // Scanned in place: a keyboard may have 65,530 mappings, and splitting them all into
         // arrays took a debug build 2.3 s a count (ninth red team, L). Only "(deleted)" lines are split.
         var deletedLines: [[UInt8]] = []
-        guard withContents(of: "/proc/\(pid)/maps", { scan($0, into: &result) { deletedLines.append(Array($0)) } }) != nil else { return nil }
+        guard forEachLine(of: "/proc/\(pid)/maps", { scan($0, into: &result, limit: mappingLimit) { deletedLines.append(Array($0)) } }) else { return nil }
         for line in deletedLines {
             let fields = line.split(separator: 32, maxSplits: 5, omittingEmptySubsequences: true)
             guard fields.count == 6, let device = parseDevice(fields[3]), devices.contains(device),
@@ -127,27 +125,52 @@ public struct UnnamedFiles: Hashable, Sendable {
         return (major & 0xfffff000) << 32 | (major & 0xfff) << 8 | (minor & 0xffffff00) << 12 | (minor & 0xff)
     }
 
-    /// Calls `body` with a /proc file read whole (its size reads 0), up to 64 MiB, in memory of
-    /// its own that is never initialized element by element (a debug build took 130 ms a count
-    /// growing an array for 4,000 mappings); nil when it cannot be opened.
-    static func withContents<T>(of path: String, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T? {
+    /// Calls `line` with each line of a /proc file (without its newline), read piece by piece into
+    /// one buffer of `bufferBytes`, however long the file: every line is seen, and the memory stays
+    /// the buffer's. (It was read whole up to 64 MiB, and the rest went unread: a keyboard whose
+    /// mappings of a file 64 folders deep, each folder's name 255 newlines — four bytes each in
+    /// /proc/PID/maps — filled the first 64 MiB had a deleted file mapped past them uncounted, 400 MiB
+    /// to 1.2 GB under a 48 MiB budget, and 21,177 mappings over the limit of 4,096 unseen; twenty-first
+    /// red team.) A line longer than the buffer comes as its first `headBytes` and its last
+    /// `tailBytes` joined: a mapping's fields are at the start of its line, its marks at the end.
+    /// `line` answers whether to go on. False when the file cannot be opened.
+    static func forEachLine(of path: String, bufferBytes: Int = 1 << 20, headBytes: Int = 256, tailBytes: Int = 64,
+                            _ line: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else { return false }
         defer { Sys.close(fd) }
-        var capacity = 64 * 1024
-        guard var memory = malloc(capacity) else { return nil }
-        defer { free(memory) }
-        var length = 0
-        while true {
-            if length == capacity {
-                guard capacity < 64 << 20, let grown = realloc(memory, capacity * 2) else { break }
-                memory = grown
-                capacity *= 2
-            }
-            let n = (try? Sys.read(fd, into: UnsafeMutableRawBufferPointer(start: memory + length, count: capacity - length))) ?? 0
-            if n <= 0 { break }
-            length += n
+        guard let raw = malloc(bufferBytes) else { return false }
+        defer { free(raw) }
+        let memory = raw.assumingMemoryBound(to: UInt8.self)
+        var length = 0                   // bytes held, the start of a line not yet ended
+        var long: (head: [UInt8], tail: [UInt8])?  // a line longer than the buffer, while the rest of it is read
+        func end(_ piece: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard var whole = long else { return line(piece) }
+            whole.tail = Array((whole.tail + piece).suffix(tailBytes))
+            long = nil
+            return (whole.head + whole.tail).withUnsafeBufferPointer(line)
         }
-        return body(UnsafeBufferPointer(start: memory.assumingMemoryBound(to: UInt8.self), count: length))
+        while true {
+            if length == bufferBytes {  // one line fills the buffer: its head kept, its middle let go
+                if long == nil { long = (Array(UnsafeBufferPointer(start: memory, count: min(headBytes, length))), []) }
+                long!.tail = Array(UnsafeBufferPointer(start: memory + length - min(tailBytes, length), count: min(tailBytes, length)))
+                length = 0
+            }
+            let n = (try? Sys.read(fd, into: UnsafeMutableRawBufferPointer(start: memory + length, count: bufferBytes - length))) ?? 0
+            if n <= 0 { break }
+            var start = 0, from = length
+            length += n
+            while from < length, let hit = memchr(memory + from, 10, length - from) {
+                let at = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - UnsafePointer(memory)
+                guard end(UnsafeBufferPointer(start: memory + start, count: at - start)) else { return true }
+                (start, from) = (at + 1, at + 1)
+            }
+            if start > 0 {
+                memmove(memory, memory + start, length - start)
+                length -= start
+            }
+        }
+        if length > 0 || long != nil { _ = end(UnsafeBufferPointer(start: memory, count: length)) }  // a last line without its newline
+        return true
     }
 }
