@@ -31,6 +31,8 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
     /// Sockets it had mapped (a mapping keeps a socket open, queues and all, with no descriptor);
     /// any alone ended it.
     public var mappedSockets = 0
+    /// Its /proc/PID/maps ran past what a count reads (`UnnamedFiles.listingLimit`); that alone ended it.
+    public var mappingsListingCut = false
     /// The count of what it holds in the kernel did not finish within `Governor.countStallLimit`
     /// (`Governor.watchCounting`); that alone ended it.
     public var countStalled = false
@@ -47,6 +49,10 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
         if mappedSockets > 0 {
             return String(format: "mapped %d socket(s) into its memory, which keeps a socket open with its queues and no descriptor, out of the count of its memory; a keyboard may not (its memory budget is %.1f MiB)",
                           mappedSockets, mib(budget))
+        }
+        if mappingsListingCut {
+            return String(format: "kept memory mappings whose listing in /proc/PID/maps runs past %d MiB (files named with long paths, or many mappings), more than kbhost reads for a keyboard while its containers are on a tmpfs or it has open access: a count that slow would leave its memory unseen meanwhile (its memory budget is %.1f MiB)",
+                          UnnamedFiles.listingLimit >> 20, mib(budget))
         }
         if mappings > Governor.mappingLimit {
             return String(format: "kept at least %d memory mappings, more than the %d a keyboard may while its containers are on a tmpfs or it has open access (each is kernel memory, and may hold a file open and its locks; kbhost reads them all; its memory budget is %.1f MiB)",

@@ -23,12 +23,22 @@ public struct UnnamedFiles: Hashable, Sendable {
     /// How many of them map a socket (`socket:[…]`): a TCP socket may be mapped (for zero-copy
     /// receive), and the mapping keeps it open, queues and all, with no descriptor left (tenth red team, N4).
     public var sockets = 0
+    /// Its /proc/PID/maps ran past the bytes a count reads (`listingLimit`), and was read no further.
+    public var listingCut = false
+
+    /// The most of /proc/PID/maps a count reads. A few hundred mappings of a Swift keyboard take
+    /// 50 KB there; 4,000 of a file 60 folders deep whose names were newlines took 250 MB, which the
+    /// kernel took 0.6 s to write: every count that slow left the keyboard's files uncounted between
+    /// counts for as long. A keyboard whose listing runs past this is ended.
+    public static let listingLimit = 4 << 20
 
     /// Only its mappings and how many of them map a socket (`mappings`, `sockets`), for a keyboard
     /// whose files are not on a tmpfs, read up to one past `limit`; nil when the process is gone.
     public static func mappings(of pid: Int32, limit: Int = .max - 1) -> UnnamedFiles? {
         var result = UnnamedFiles()
-        guard forEachLine(of: "/proc/\(pid)/maps", { scan($0, into: &result, limit: limit) { _ in } }) else { return nil }
+        guard let read = forEachLine(of: "/proc/\(pid)/maps", byteLimit: listingLimit, { scan($0, into: &result, limit: limit) { _ in } })
+        else { return nil }
+        result.listingCut = read > listingLimit
         return result
     }
 
@@ -80,7 +90,10 @@ public struct UnnamedFiles: Hashable, Sendable {
         // Scanned in place: a keyboard may have 65,530 mappings, and splitting them all into
         // arrays took a debug build 2.3 s a count (ninth red team, L). Only "(deleted)" lines are split.
         var deletedLines: [[UInt8]] = []
-        guard forEachLine(of: "/proc/\(pid)/maps", { scan($0, into: &result, limit: mappingLimit) { deletedLines.append(Array($0)) } }) else { return nil }
+        guard let read = forEachLine(of: "/proc/\(pid)/maps", byteLimit: listingLimit,
+                                     { scan($0, into: &result, limit: mappingLimit) { deletedLines.append(Array($0)) } })
+        else { return nil }
+        result.listingCut = read > listingLimit
         for line in deletedLines {
             let fields = line.split(separator: 32, maxSplits: 5, omittingEmptySubsequences: true)
             guard fields.count == 6, let device = parseDevice(fields[3]), devices.contains(device),
@@ -133,17 +146,19 @@ public struct UnnamedFiles: Hashable, Sendable {
     /// to 1.2 GB under a 48 MiB budget, and 21,177 mappings over the limit of 4,096 unseen; twenty-first
     /// red team.) A line longer than the buffer comes as its first `headBytes` and its last
     /// `tailBytes` joined: a mapping's fields are at the start of its line, its marks at the end.
-    /// `line` answers whether to go on. False when the file cannot be opened.
+    /// `line` answers whether to go on; past `byteLimit` bytes the file is read no further. The
+    /// bytes read, or nil when the file cannot be opened.
     static func forEachLine(of path: String, bufferBytes: Int = 1 << 20, headBytes: Int = 256, tailBytes: Int = 64,
-                            _ line: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+                            byteLimit: Int = .max, _ line: (UnsafeBufferPointer<UInt8>) -> Bool) -> Int? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
+        guard fd >= 0 else { return nil }
         defer { Sys.close(fd) }
-        guard let raw = malloc(bufferBytes) else { return false }
+        guard let raw = malloc(bufferBytes) else { return nil }
         defer { free(raw) }
         let memory = raw.assumingMemoryBound(to: UInt8.self)
         var length = 0                   // bytes held, the start of a line not yet ended
         var long: (head: [UInt8], tail: [UInt8])?  // a line longer than the buffer, while the rest of it is read
+        var total = 0
         func end(_ piece: UnsafeBufferPointer<UInt8>) -> Bool {
             guard var whole = long else { return line(piece) }
             whole.tail = Array((whole.tail + piece).suffix(tailBytes))
@@ -158,19 +173,21 @@ public struct UnnamedFiles: Hashable, Sendable {
             }
             let n = (try? Sys.read(fd, into: UnsafeMutableRawBufferPointer(start: memory + length, count: bufferBytes - length))) ?? 0
             if n <= 0 { break }
+            total += n
             var start = 0, from = length
             length += n
             while from < length, let hit = memchr(memory + from, 10, length - from) {
                 let at = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - UnsafePointer(memory)
-                guard end(UnsafeBufferPointer(start: memory + start, count: at - start)) else { return true }
+                guard end(UnsafeBufferPointer(start: memory + start, count: at - start)) else { return total }
                 (start, from) = (at + 1, at + 1)
             }
             if start > 0 {
                 memmove(memory, memory + start, length - start)
                 length -= start
             }
+            if total > byteLimit { return total }  // (its last line unfinished: not handed over)
         }
         if length > 0 || long != nil { _ = end(UnsafeBufferPointer(start: memory, count: length)) }  // a last line without its newline
-        return true
+        return total
     }
 }
