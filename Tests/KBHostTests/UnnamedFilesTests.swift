@@ -72,10 +72,10 @@ struct UnnamedFilesTests {
         #expect(seen == expected)
         #expect(UnnamedFiles.forEachLine(of: path + "-missing") { _ in true } == nil)
         var first: [String] = []  // and stops where it is told to
-        #expect(nil != UnnamedFiles.forEachLine(of: path, bufferBytes: 64) { first.append(String(decoding: $0, as: UTF8.self)); return first.count < 2 })
+        #expect(nil != UnnamedFiles.forEachLine(of: path, bufferBytes: 64, headBytes: 8, tailBytes: 12) { first.append(String(decoding: $0, as: UTF8.self)); return first.count < 2 })
         #expect(first == ["a", ""])
         var before: [String] = []  // and goes no further than its byte limit
-        let read = UnnamedFiles.forEachLine(of: path, bufferBytes: 64, byteLimit: 10) { before.append(String(decoding: $0, as: UTF8.self)); return true }
+        let read = UnnamedFiles.forEachLine(of: path, bufferBytes: 64, headBytes: 8, tailBytes: 12, byteLimit: 10) { before.append(String(decoding: $0, as: UTF8.self)); return true }
         #expect((read ?? 0) > 10 && (read ?? 0) <= 64 + 10 && before.first == "a" && before.count < lines.count, "\(read ?? -1) \(before)")
     }
 

@@ -55,7 +55,7 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
                           UnnamedFiles.listingLimit >> 20, mib(budget))
         }
         if mappings > Governor.mappingLimit {
-            return String(format: "kept at least %d memory mappings, more than the %d a keyboard may while its containers are on a tmpfs or it has open access (each is kernel memory, and may hold a file open and its locks; kbhost reads them all; its memory budget is %.1f MiB)",
+            return String(format: "kept at least %d memory mappings, more than the %d a keyboard may while its containers are on a tmpfs or it has open access (each is kernel memory, and may hold a file open and its locks; its memory budget is %.1f MiB)",
                           mappings, Governor.mappingLimit, mib(budget))
         }
         if mainThreadEnded {

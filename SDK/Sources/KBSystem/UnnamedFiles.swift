@@ -68,7 +68,8 @@ public struct UnnamedFiles: Hashable, Sendable {
     /// What `pid` holds in regular files with no link left on one of `devices`, its mappings read up
     /// to one past `mappingLimit`; nil when the process is gone.
     public static func held(by pid: Int32, on devices: [UInt64], mappingLimit: Int = .max - 1) -> UnnamedFiles? {
-        guard !devices.isEmpty else { return UnnamedFiles() }
+        // No folder of its own on a tmpfs to look for: its mappings are still counted.
+        guard !devices.isEmpty else { return mappings(of: pid, limit: mappingLimit) }
         var result = UnnamedFiles()
         var seen: Set<UInt64> = []
         // Descriptors: stat follows /proc/PID/fd/N to the open file itself.
@@ -139,17 +140,20 @@ public struct UnnamedFiles: Hashable, Sendable {
     }
 
     /// Calls `line` with each line of a /proc file (without its newline), read piece by piece into
-    /// one buffer of `bufferBytes`, however long the file: every line is seen, and the memory stays
-    /// the buffer's. (It was read whole up to 64 MiB, and the rest went unread: a keyboard whose
-    /// mappings of a file 64 folders deep, each folder's name 255 newlines — four bytes each in
-    /// /proc/PID/maps — filled the first 64 MiB had a deleted file mapped past them uncounted, 400 MiB
-    /// to 1.2 GB under a 48 MiB budget, and 21,177 mappings over the limit of 4,096 unseen; twenty-first
-    /// red team.) A line longer than the buffer comes as its first `headBytes` and its last
-    /// `tailBytes` joined: a mapping's fields are at the start of its line, its marks at the end.
-    /// `line` answers whether to go on; past `byteLimit` bytes the file is read no further. The
-    /// bytes read, or nil when the file cannot be opened.
+    /// one buffer of `bufferBytes`, however long the file, and the memory stays the buffer's. (It was
+    /// read whole up to 64 MiB, and the rest went unread: a keyboard whose mappings of a file 60
+    /// folders deep, each folder's name 255 newlines — four bytes each in /proc/PID/maps — filled the
+    /// first 64 MiB had a deleted file mapped past them uncounted, 400 MiB to 1.2 GB under a 48 MiB
+    /// budget; twenty-first red team.) A line as long as the buffer or longer comes as its first
+    /// `headBytes` and its last `tailBytes` joined: a mapping's fields are at the start of its line,
+    /// its marks at the end. `line` answers whether to go on; past `byteLimit` bytes the file is read
+    /// no further. The bytes read — `Int.max` when a read failed, which must count as past any limit:
+    /// what follows was not seen (a line too long for the kernel to write fails with ENOMEM) — or nil
+    /// when the file cannot be opened. /proc/PID/maps is no snapshot: each read resumes at an address,
+    /// so a mapping moved below it meanwhile is not seen by that count (a later one sees it).
     static func forEachLine(of path: String, bufferBytes: Int = 1 << 20, headBytes: Int = 256, tailBytes: Int = 64,
                             byteLimit: Int = .max, _ line: (UnsafeBufferPointer<UInt8>) -> Bool) -> Int? {
+        precondition(headBytes + tailBytes <= bufferBytes, "a long line's head and tail fit in the buffer")
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { Sys.close(fd) }
@@ -171,8 +175,11 @@ public struct UnnamedFiles: Hashable, Sendable {
                 long!.tail = Array(UnsafeBufferPointer(start: memory + length - min(tailBytes, length), count: min(tailBytes, length)))
                 length = 0
             }
-            let n = (try? Sys.read(fd, into: UnsafeMutableRawBufferPointer(start: memory + length, count: bufferBytes - length))) ?? 0
-            if n <= 0 { break }
+            let n: Int
+            do { n = try Sys.read(fd, into: UnsafeMutableRawBufferPointer(start: memory + length, count: bufferBytes - length)) } catch {
+                return .max  // fails closed: the rest is unseen
+            }
+            if n == 0 { break }
             total += n
             var start = 0, from = length
             length += n
