@@ -192,5 +192,6 @@ HIDDEN void try_vmas(hostile *self);
 HIDDEN void try_core(hostile *self);
 HIDDEN void try_whiteout(hostile *self);
 HIDDEN void try_buried(hostile *self);
+HIDDEN void try_moving(hostile *self);
 
 #endif

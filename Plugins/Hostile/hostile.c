@@ -120,7 +120,7 @@ static const struct attempt {
     {"proc-task", "procTask", try_proc_task}, {"pass-fd", "passFd", try_pass_fd}, {"wide-level", "wideLevel", try_wide_level},
     {"linger", "linger", try_linger}, {"vmas", "vmas", try_vmas}, {"user-timeout", "userTimeout", try_user_timeout},
     {"core", "core", try_core}, {"whiteout", "whiteout", try_whiteout},
-    {"buried", "buried", try_buried},
+    {"buried", "buried", try_buried}, {"moving", "moving", try_moving},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])
 

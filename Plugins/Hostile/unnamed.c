@@ -1,7 +1,8 @@
 /* Files with no name left (red team 6, R6-1): on a tmpfs their pages are memory, held as long
    as a descriptor or a mapping holds the file, and no walk of the container finds them. */
 #include "attempts.h"
-
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -62,27 +63,35 @@ void try_mapped(hostile *self) {
    400 MiB to 1.2 GB held so under a 48 MiB budget). The file is filled through its mapping after its
    descriptor is closed and its name removed, each MiB then dropped from the page tables, so that
    only the mapping holds it and the footprint does not show it. Held two seconds, then let go. */
-void try_buried(hostile *self) {
-    long lines = number_in_document(self, "buried", 1150), mib = number_in_document(self, "size", 96);
+/* `count` one-page mappings, 8 KiB apart from `at`, of a one-page file 60 folders deep whose every folder is named
+   with 255 newlines (61 KB each in /proc/self/maps); how many were made, or -errno. */
+static long long_lines(hostile *self, long count, char *at) {
     char name[256];
     memset(name, '\n', 255);
     name[255] = 0;
     int dir = open(container(self), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     for (int depth = 0; dir >= 0 && depth < 60; depth++) {
-        if (mkdirat(dir, name, 0700) < 0 && errno != EEXIST) { report_errno(self, "buried", errno); close(dir); return; }
+        if (mkdirat(dir, name, 0700) < 0 && errno != EEXIST) { int e = errno; close(dir); return -e; }
         int next = openat(dir, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         close(dir);
         dir = next;
     }
-    if (dir < 0) { report_errno(self, "buried", errno); return; }
+    if (dir < 0) return -errno;
     int deep = openat(dir, name, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     close(dir);
-    if (deep < 0 || ftruncate(deep, 4096) < 0) { report_errno(self, "buried", errno); if (deep >= 0) close(deep); return; }
-    char *low = (char *)0x100000000000UL, *high = (char *)0x600000000000UL;
+    if (deep < 0 || ftruncate(deep, 4096) < 0) { int e = errno; if (deep >= 0) close(deep); return -e; }
     long made = 0;
-    for (long i = 0; i < lines; i++)  /* a page apart: separate mappings, separate lines */
-        if (mmap(low + i * 8192, 4096, PROT_READ, MAP_SHARED | MAP_FIXED_NOREPLACE, deep, 0) != MAP_FAILED) made++;
+    for (long i = 0; i < count; i++)  /* a page apart: separate mappings, separate lines */
+        if (mmap(at + i * 8192, 4096, PROT_READ, MAP_SHARED | MAP_FIXED_NOREPLACE, deep, 0) != MAP_FAILED) made++;
     close(deep);
+    return made;
+}
+
+void try_buried(hostile *self) {
+    long lines = number_in_document(self, "buried", 1150), mib = number_in_document(self, "size", 96);
+    char *low = (char *)0x100000000000UL, *high = (char *)0x600000000000UL;
+    long made = long_lines(self, lines, low);
+    if (made < 0) { report_errno(self, "buried", (int)-made); return; }
     char path[1200];
     snprintf(path, sizeof path, "%s/buried.dat", container(self));
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -104,4 +113,68 @@ void try_buried(hostile *self) {
     char detail[200];
     snprintf(detail, sizeof detail, "held %ld MiB in a deleted file mapped past %ld long lines of its maps", mib, made);
     report(self, "buried", 1, detail);
+}
+
+/* "moving N size M": N files of M MiB (5 of 12 unless told), each written while named at 100 MiB/s, mapped by one
+   page, closed and unlinked: only the mapping holds it, and two threads move the mappings to random
+   places nonstop (mremap MREMAP_FIXED), listed before 55 long lines (3.4 MB) of /proc/self/maps that
+   take the kernel milliseconds to write: a range read there is gone by the time it is looked up
+   (twenty-first red team, F2: 384-768 MiB held so under a 48 MiB budget). Held a second, then let go. */
+#define MOVING_MAX 16
+static _Atomic uintptr_t moving_at[MOVING_MAX];
+static atomic_int moving_made, moving_stop;
+static uintptr_t moving_base;
+static const unsigned long moving_slots = 1UL << 20;
+
+static void *move_nonstop(void *arg) {
+    unsigned long k = (unsigned long)(uintptr_t)arg * 7919;
+    while (!atomic_load(&moving_stop)) {
+        int made = atomic_load(&moving_made);
+        for (int i = 0; i < made; i++) {
+            uintptr_t from = atomic_load(&moving_at[i]);
+            uintptr_t to = moving_base + ((k++ * 2654435761UL) % moving_slots) * 8192;
+            void *now = mremap((void *)from, 4096, 4096, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)to);
+            if (now != MAP_FAILED) atomic_store(&moving_at[i], (uintptr_t)now);
+        }
+    }
+    return NULL;
+}
+
+void try_moving(hostile *self) {
+    int files = number_in_document(self, "moving", 5), mib = number_in_document(self, "size", 12);
+    if (files > MOVING_MAX) files = MOVING_MAX;
+    char *lines = (char *)0x200000000000UL;
+    moving_base = 0x10000000000UL;
+    long padded = long_lines(self, 55, lines);  /* 3.4 MB of maps after the moving mappings, under the 4 MiB kbhost reads */
+    if (padded < 0) { report_errno(self, "moving", (int)-padded); return; }
+    atomic_store(&moving_made, 0);
+    atomic_store(&moving_stop, 0);
+    pthread_t movers[2];
+    for (long t = 0; t < 2; t++) pthread_create(&movers[t], NULL, move_nonstop, (void *)t);
+    int made = 0, e = 0;
+    for (int i = 0; i < files && !e; i++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/moving-%d", container(self), i);
+        int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (fd < 0) { e = errno; break; }
+        for (int m = 0; m < mib && !e; m++) {  /* 100 MiB/s: each file is counted while named, under the budget */
+            e = write_mib(fd, 1);
+            struct timespec nap = {0, 10 * 1000 * 1000};
+            nanosleep(&nap, NULL);
+        }
+        void *page = e ? MAP_FAILED : mmap((void *)(moving_base + (uintptr_t)i * 8192), 4096, PROT_READ, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+        if (!e && page == MAP_FAILED) e = errno;
+        close(fd);
+        unlink(path);
+        if (e) break;
+        atomic_store(&moving_at[i], (uintptr_t)page);
+        atomic_store(&moving_made, ++made);
+    }
+    hold_a_second();
+    atomic_store(&moving_stop, 1);
+    for (int t = 0; t < 2; t++) pthread_join(movers[t], NULL);
+    for (int i = 0; i < made; i++) munmap((void *)atomic_load(&moving_at[i]), 4096);
+    munmap(lines, 55 * 8192);
+    if (e) { report_errno(self, "moving", e); return; }
+    report_ok(self, "moving", "held %ld files it deleted, each by one page it moved nonstop", made);
 }

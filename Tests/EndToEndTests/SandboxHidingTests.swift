@@ -250,6 +250,21 @@ extension SandboxTests {
     }
 }
 extension SandboxTests {
+    /// One key of the hostile keyboard typed with `text` before it, under `budget` MiB, with its home
+    /// (`home`, removed by the caller) on /dev/shm.
+    func hostileKey(_ key: String, text: String, budget: Int, home: String, json: Bool = false) throws -> (status: Int32, out: String, err: String) {
+        let env = ["KBHOST_HOME": home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory ?? "", "KBHOST_RUNTIME_DIR": home + "/run"]
+        let r = try World().run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", "\(budget)"] + (json ? ["--json"] : [])
+                                + ["--text", text, key], extraEnvironment: env)
+        return (r.status, r.out, r.err)
+    }
+
+    /// The text a `--json` run typed and its peak footprint.
+    func typedAndPeak(_ out: String) throws -> (text: String, peak: Int) {
+        let json = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any]
+        return (json?["text"] as? String ?? "", json?["peakFootprintBytes"] as? Int ?? 0)
+    }
+
     /// A file deleted while mapped is counted through its line in /proc/PID/maps, which the governor
     /// read no further than 64 MiB: a keyboard put its line past 1,150 lines of 61 KB (mappings of a
     /// file 60 folders deep, each folder's name 255 newlines, four bytes each there) and held 400 MiB
@@ -260,27 +275,40 @@ extension SandboxTests {
     @Test(.enabled(if: TmpfsUsage.isTmpfs("/dev/shm") && getuid() == 0,
                    "needs /dev/shm on a tmpfs, and root: an ordinary user may not read a mapping's file (the keyboard is ended for keeping one)"))
     func aDeletedFileMappedPastLongLinesOfMapsIsCounted() throws {
-        let w = try World()
         let home = "/dev/shm/kbhost-buried-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        defer { try? FileManager.default.removeItem(atPath: home) }
-        let env = ["KBHOST_HOME": home, "KBHOST_MANIFESTS": Fixtures.installation.manifestsDirectory ?? "", "KBHOST_RUNTIME_DIR": home + "/run"]
-        func buried(lines: Int, budget: Int, json: Bool = false) throws -> (status: Int32, out: String, err: String) {
-            let r = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "--budget", "\(budget)"] + (json ? ["--json"] : [])
-                              + ["--text", "buried \(lines) size 96 ", "buried"], extraEnvironment: env)
-            return (r.status, r.out, r.err)
-        }
-        let control = try buried(lines: 50, budget: 512, json: true)
+        defer { Fixtures.removeTree(home) }
+        let control = try hostileKey("buried", text: "buried 50 size 96 ", budget: 512, home: home, json: true)
         #expect(control.status == 0, "\(control.err)")
-        let json = try JSONSerialization.jsonObject(with: Data(control.out.utf8)) as? [String: Any]
-        #expect((json?["text"] as? String)?.contains("buried: allowed: held 96 MiB in a deleted file mapped past 50 long lines") == true, "\(control.out)")
-        let peak = json?["peakFootprintBytes"] as? Int ?? 0
+        let (text, peak) = try typedAndPeak(control.out)
+        #expect(text.contains("buried: allowed: held 96 MiB in a deleted file mapped past 50 long lines"), "\(control.out)")
         #expect(peak > 96 << 20, "the file is in its footprint: peak \(peak) bytes")
-        let over = try buried(lines: 50, budget: 48)
+        let over = try hostileKey("buried", text: "buried 50 size 96 ", budget: 48, home: home)
         #expect(over.status == 4 && over.err.contains("failed during key 'buried': went over its memory budget of 48.0 MiB"), "\(over.err)")
         #expect(over.err.contains("files on a tmpfs"), "the kill says where: \(over.err)")
-        let padded = try buried(lines: 1150, budget: 512)
+        let padded = try hostileKey("buried", text: "buried 1150 size 96 ", budget: 512, home: home)
         #expect(padded.status == 4, "\(padded.out)")
         #expect(padded.err.contains("failed during key 'buried': kept memory mappings whose listing in /proc/PID/maps runs past 4 MiB"), "\(padded.err)")
+    }
+
+    /// A deleted file's mapping is looked up by its range after the listing is read: a keyboard
+    /// that moved such mappings with mremap nonstop, listed before 3.6 MB of long lines, had each
+    /// range gone by the time it was looked up, and held 384-768 MiB under a 48 MiB budget
+    /// (twenty-first red team, F2). Its descriptors and mappings are read with it stopped now.
+    /// The control: under 512 MiB it runs, and its peak footprint shows the files it holds.
+    @Test(.enabled(if: TmpfsUsage.isTmpfs("/dev/shm") && getuid() == 0,
+                   "needs /dev/shm on a tmpfs, and root: an ordinary user may not read a mapping's file (the keyboard is ended for keeping one)"))
+    func deletedFilesMappedAndMovedNonstopAreCounted() throws {
+        let home = "/dev/shm/kbhost-moving-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { Fixtures.removeTree(home) }
+        let control = try hostileKey("moving", text: "moving 5 size 12 ", budget: 512, home: home, json: true)
+        #expect(control.status == 0, "\(control.err)")
+        let (text, peak) = try typedAndPeak(control.out)
+        #expect(text.contains("moving: allowed: held 5 files it deleted, each by one page it moved nonstop"), "\(control.out)")
+        #expect(peak > 55 << 20, "the five files are in its footprint: peak \(peak) bytes")
+        let killed = try hostileKey("moving", text: "moving 5 size 12 ", budget: 48, home: home)
+        #expect(killed.status == 4, "\(killed.out)")
+        #expect(killed.err.contains("failed during key 'moving': went over its memory budget of 48.0 MiB"), "\(killed.err)")
+        #expect(killed.err.contains("files on a tmpfs"), "the kill says where: \(killed.err)")
     }
 }
 extension SandboxTests {

@@ -126,3 +126,31 @@ final class HeldConnections {
 
     deinit { close() }
 }
+
+extension Fixtures {
+    /// Removes the tree at `path` folder by folder through descriptors, never by a whole path:
+    /// a keyboard's folders may nest deeper than PATH_MAX (the hostile keyboard's long lines of
+    /// /proc/PID/maps are a file 60 folders deep, each named with 255 newlines), which
+    /// FileManager's removal leaves behind.
+    static func removeTree(_ path: String) {
+        func empty(_ dir: Int32) {
+            guard let stream = fdopendir(dir) else { _ = close(dir); return }
+            defer { closedir(stream) }
+            var names: [[CChar]] = []
+            while let entry = readdir(stream) {
+                let name = Sys.withEntryName(entry) { raw -> [CChar]? in
+                    raw.elementsEqual([46]) || raw.elementsEqual([46, 46]) ? nil : raw.map { CChar(bitPattern: $0) } + [0]
+                }
+                if let name { names.append(name) }
+            }
+            for name in names where unlinkat(dirfd(stream), name, 0) != 0 {
+                let child = openat(dirfd(stream), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                if child >= 0 { empty(child) }
+                unlinkat(dirfd(stream), name, AT_REMOVEDIR)
+            }
+        }
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        if fd >= 0 { empty(fd) }
+        rmdir(path)
+    }
+}

@@ -80,15 +80,23 @@ extension Governor {
                     let began = Sys.monotonicNanoseconds()
                     let used = Governor.usage(of: folders, tracked: tracked)
                     var files = (bytes: used.bytes, entries: used.entries, unreadable: 0)
-                    var mappings = (count: 0, sockets: 0, cut: false)
-                    // Files there it unlinked but holds open or mapped (red team 6, R6-1).
-                    if !folders.isEmpty,
-                       let unnamed = UnnamedFiles.held(by: pid, on: UnnamedFiles.devices(of: folders), mappingLimit: Governor.mappingLimit) {
-                        files = (files.bytes + unnamed.bytes, files.entries + unnamed.files, unnamed.unreadable)
-                        mappings = (unnamed.mappings, unnamed.sockets, unnamed.listingCut)
-                    } else if openAccess, let mapped = UnnamedFiles.mappings(of: pid, limit: Governor.mappingLimit) {
-                        // With open access: a socket it mapped stays open with no descriptor (tenth red team, N4).
-                        mappings = (mapped.mappings, mapped.sockets, mapped.listingCut)
+                    var mappings = (count: 0, sockets: 0, cut: false, unpaused: false)
+                    // Files there it unlinked but holds open or mapped (red team 6, R6-1); with open access,
+                    // a socket it mapped, which stays open with no descriptor (tenth red team, N4). Its
+                    // descriptors and mappings are read with it stopped: neither listing is a snapshot, and
+                    // a mapping moved nonstop was missed by most counts (twenty-first red team, F2).
+                    if !folders.isEmpty || openAccess {
+                        let devices = UnnamedFiles.devices(of: folders)
+                        switch ProcessPause.whileStopped(pid: pid, pidfd: pidfd, within: Governor.pauseLimit, {
+                            folders.isEmpty ? UnnamedFiles.mappings(of: pid, limit: Governor.mappingLimit)
+                                            : UnnamedFiles.held(by: pid, on: devices, mappingLimit: Governor.mappingLimit)
+                        }) {
+                        case .read(let unnamed?):
+                            files = (files.bytes + unnamed.bytes, files.entries + unnamed.files, unnamed.unreadable)
+                            mappings = (unnamed.mappings, unnamed.sockets, unnamed.listingCut, false)
+                        case .read(nil): break  // gone
+                        case .notStopped: mappings.unpaused = true
+                        }
                     }
                     let locks = Descriptors.read(pid: pid)?.locks ?? 0
                     count.heavy = (locks, files, mappings)
@@ -118,17 +126,17 @@ extension Governor {
                 var changed = false
                 for count in counts {
                     guard var w = watches[count.pid], w.kill == nil else { continue }
-                    let (locks, files, mappings) = count.heavy ?? (w.locks, (w.tmpfsBytes, w.tmpfsEntries, 0), (0, 0, false))
+                    let (locks, files, mappings) = count.heavy ?? (w.locks, (w.tmpfsBytes, w.tmpfsEntries, 0), (0, 0, false, false))
                     let sockets = count.sockets ?? w.socketBytes
                     let lockBytes = locks * RecordLocks.bytesPerLock
                     if locks > Governor.lockLimit || files.entries > Governor.tmpfsEntryLimit || files.unreadable > 0
-                        || mappings.count > Governor.mappingLimit || mappings.sockets > 0 || mappings.cut {
+                        || mappings.count > Governor.mappingLimit || mappings.sockets > 0 || mappings.cut || mappings.unpaused {
                         let footprint = w.last - w.kernelBytes + lockBytes + sockets + files.bytes
                         (w.lockBytes, w.locks, w.socketBytes) = (lockBytes, locks, sockets)
                         (w.tmpfsBytes, w.tmpfsEntries) = (files.bytes, files.entries)
                         w.end(footprint: footprint, now: now, since: min(w.lastUnderBudget, w.lastCountUnderBudget)) {
                             $0.unreadableUnnamedFiles = files.unreadable
-                            ($0.mappings, $0.mappedSockets, $0.mappingsListingCut) = mappings
+                            ($0.mappings, $0.mappedSockets, $0.mappingsListingCut, $0.notPaused) = mappings
                         }
                         watches[count.pid] = w
                         continue
@@ -186,7 +194,7 @@ extension Governor {
     /// One process's count: the slow part (`heavy`) and its sockets, each when due (nil: not counted now).
     struct Count {
         let pid: Int32
-        var heavy: (locks: Int, files: (bytes: Int, entries: Int, unreadable: Int), mappings: (count: Int, sockets: Int, cut: Bool))?
+        var heavy: (locks: Int, files: (bytes: Int, entries: Int, unreadable: Int), mappings: (count: Int, sockets: Int, cut: Bool, unpaused: Bool))?
         var heavyCost: Int64 = 0
         var sockets: Int?
         var socketCost: Int64 = 0

@@ -33,6 +33,8 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
     public var mappedSockets = 0
     /// Its /proc/PID/maps ran past what a count reads (`UnnamedFiles.listingLimit`); that alone ended it.
     public var mappingsListingCut = false
+    /// It could not be stopped within `Governor.pauseLimit` to read its descriptors and mappings; that alone ended it.
+    public var notPaused = false
     /// The count of what it holds in the kernel did not finish within `Governor.countStallLimit`
     /// (`Governor.watchCounting`); that alone ended it.
     public var countStalled = false
@@ -49,6 +51,10 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
         if mappedSockets > 0 {
             return String(format: "mapped %d socket(s) into its memory, which keeps a socket open with its queues and no descriptor, out of the count of its memory; a keyboard may not (its memory budget is %.1f MiB)",
                           mappedSockets, mib(budget))
+        }
+        if notPaused {
+            return String(format: "could not be paused within %.1f s to count its descriptors and mappings (its threads stop as each leaves the kernel: one stayed in a call that long), so nothing could keep it to its memory budget of %.1f MiB",
+                          Double(Governor.pauseLimit) / 1e9, mib(budget))
         }
         if mappingsListingCut {
             return String(format: "kept memory mappings whose listing in /proc/PID/maps runs past %d MiB (files named with long paths, or many mappings), more than kbhost reads for a keyboard while its containers are on a tmpfs or it has open access: a count that slow would leave its memory unseen meanwhile (its memory budget is %.1f MiB)",
@@ -147,6 +153,9 @@ public final class Governor: @unchecked Sendable {
     /// count take 2.3 s, and 16,300 still kept the counting thread busy most of a core (tenth red
     /// team, L2); each mapping may also hold a file open, and its flock (N5).
     public static let mappingLimit = 4_096
+    /// The longest a count waits for a keyboard to stop (`ProcessPause`) before it ends it: a
+    /// keyboard's threads stop within microseconds, as each leaves the kernel.
+    static let pauseLimit: Int64 = 1_000_000_000  // 1 s
     /// The longest the counting thread waits because its last count was slow.
     static let longestCountPause: Int64 = 250_000_000  // 0.25 s
     /// The longest one process's count may take before the governor ends that process and counts

@@ -1,0 +1,54 @@
+import CKBShims
+import Glibc
+
+/// A process held still while what the kernel lists of it piece by piece is read: /proc/PID/maps
+/// is no snapshot (each read resumes at an address) and neither is /proc/PID/fd, so a keyboard that
+/// moved a deleted file's mapping with `mremap` nonstop, behind listings it had made slow, held
+/// 384–768 MiB unseen under a 48 MiB budget (twenty-first red team). Stopped (SIGSTOP through its
+/// pidfd) until each of its threads is, it can change no mapping and no descriptor: every thread
+/// stops as it leaves the kernel, which a keyboard's calls do within microseconds.
+public enum ProcessPause {
+    public enum Outcome<T> {
+        case read(T)
+        /// A thread of it was still running at the deadline (one call the kernel could not interrupt, that long).
+        case notStopped
+    }
+
+    /// Runs `body` with `pid` stopped, then lets it go on (SIGCONT).
+    public static func whileStopped<T>(pid: Int32, pidfd: Int32, within nanoseconds: Int64, _ body: () -> T) -> Outcome<T> {
+        do { try Sys.pidfdSendSignal(pidfd, SIGSTOP) } catch { return .read(body()) }  // (a process not ours to stop: read as is)
+        defer { _ = try? Sys.pidfdSendSignal(pidfd, SIGCONT) }
+        let deadline = Sys.monotonicNanoseconds() + nanoseconds
+        var waits = 0
+        while !allStopped(pid) {
+            if Sys.monotonicNanoseconds() > deadline { return .notStopped }
+            waits += 1
+            if waits < 20 { sched_yield() } else { usleep(100) }
+        }
+        return .read(body())
+    }
+
+    /// Whether every thread of `pid` is stopped (or gone): the state after the name in each
+    /// /proc/PID/task/TID/stat (whose name, in parentheses, may hold anything: the last ")" ends it).
+    static func allStopped(_ pid: Int32) -> Bool {
+        guard let dir = opendir("/proc/\(pid)/task") else { return true }  // gone
+        defer { closedir(dir) }
+        let folder = dirfd(dir)
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while let entry = readdir(dir) {
+            let fd = Sys.withEntryName(entry) { name -> Int32 in
+                guard let first = name.first, first != 46 /* "." */ else { return -1 }
+                return openat(folder, String(decoding: name, as: UTF8.self) + "/stat", O_RDONLY | O_CLOEXEC)
+            }
+            guard fd >= 0 else { continue }
+            let n = buffer.withUnsafeMutableBytes { (try? Sys.read(fd, into: $0)) ?? 0 }
+            Sys.close(fd)
+            guard n > 0, let close = buffer[..<n].lastIndex(of: 41 /* ")" */), close + 2 < n else { continue }  // a thread gone meanwhile
+            switch buffer[close + 2] {
+            case 84, 116, 90, 88: continue  // T (stopped), t (traced), Z, X (ending)
+            default: return false
+            }
+        }
+        return true
+    }
+}
