@@ -164,7 +164,12 @@ extension Governor {
                         // Files on a tmpfs fill as fast as memory; locks at most about 60 MB/s.
                         let rate = w.tmpfsFolders.isEmpty ? Governor.assumedLockRate : Governor.assumedTouchRate
                         let pace = min(Governor.longestLockInterval, max(Int64(headroom / rate), Governor.shortestLockInterval))
-                        w.nextCount = now + max(pace, pause(after: count.heavyCost))
+                        // Drawn between half the pace and the whole: a keyboard that can tell when a count
+                        // ran (it is stopped for part of one, and may watch for SIGCONT) cannot tell when
+                        // the next comes, to hold files only between counts.
+                        let drawn = pace <= Governor.shortestLockInterval ? pace
+                            : Int64.random(in: max(pace / 2, Governor.shortestLockInterval) ... pace)
+                        w.nextCount = now + max(drawn, pause(after: count.heavyCost))
                     }
                     if count.sockets != nil || count.socketCost > 0 {
                         // A queue fills as fast as memory: the nearer the budget, the sooner the next count.
