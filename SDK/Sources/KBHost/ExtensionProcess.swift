@@ -426,6 +426,12 @@ public final class ExtensionProcess {
     /// that has ended by itself is reported by how it ended (signal or status).
     func end(phase: @autoclosure () -> String, _ reason: KeyboardFailure.Reason, preferExit: Bool = false) -> KeyboardFailure {
         var finalReason = reason
+        // Whether the governor had ended it before this end: a main thread it sees ended after the
+        // host's own kill is that kill's teardown (a process of many threads and mappings takes longer
+        // than the governor's grace to go), and a keyboard killed for its deadline was reported as
+        // having ended its main thread.
+        let governorFirst = Governor.shared.kill(of: pid) != nil
+        var killedHere = false
         if termination == nil {
             if preferExit {
                 // The channel broke: the process is ending; give it a moment to be reaped.
@@ -438,6 +444,7 @@ public final class ExtensionProcess {
                 awaitKeyboardProcess()
             } else {
                 kill()
+                killedHere = true
             }
         }
         if preferExit, let termination {
@@ -453,6 +460,7 @@ public final class ExtensionProcess {
             var endedOnItsOwn = false
             if kill.mainThreadEnded, case .signaled(let s)? = termination, s != SIGKILL { endedOnItsOwn = true }
             if kill.mainThreadEnded, case .exited? = termination { endedOnItsOwn = true }
+            if kill.mainThreadEnded, killedHere, !governorFirst { endedOnItsOwn = true }
             if !endedOnItsOwn { finalReason = .memoryExceeded(kill) }
         }
         drainOutput()
