@@ -153,6 +153,14 @@ public final class Governor: @unchecked Sendable {
     /// count take 2.3 s, and 16,300 still kept the counting thread busy most of a core (tenth red
     /// team, L2); each mapping may also hold a file open, and its flock (N5).
     public static let mappingLimit = 4_096
+    /// A wait drawn from an exponential distribution of mean `mean`, at least `atLeast` and at most
+    /// three means: memoryless, so that however long since the last count, the next is as likely to
+    /// come at once, and knowing when one ran tells nothing of when the next comes.
+    static func memoryless(mean: Int64, atLeast: Int64) -> Int64 {
+        let u = Double.random(in: Double.leastNonzeroMagnitude ..< 1)
+        return min(max(Int64(-log(u) * Double(mean)), atLeast), 3 * max(mean, atLeast))
+    }
+
     /// The longest a count waits for a keyboard to stop (`ProcessPause`) before it ends it: a
     /// keyboard's threads stop within microseconds, as each leaves the kernel.
     static let pauseLimit: Int64 = 1_000_000_000  // 1 s
