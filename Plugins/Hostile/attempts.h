@@ -193,5 +193,6 @@ HIDDEN void try_core(hostile *self);
 HIDDEN void try_whiteout(hostile *self);
 HIDDEN void try_buried(hostile *self);
 HIDDEN void try_moving(hostile *self);
+HIDDEN void try_tracked_leak(hostile *self);
 
 #endif

@@ -121,6 +121,7 @@ static const struct attempt {
     {"linger", "linger", try_linger}, {"vmas", "vmas", try_vmas}, {"user-timeout", "userTimeout", try_user_timeout},
     {"core", "core", try_core}, {"whiteout", "whiteout", try_whiteout},
     {"buried", "buried", try_buried}, {"moving", "moving", try_moving},
+    {"tracked-leak", "trackedLeak", try_tracked_leak},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])
 

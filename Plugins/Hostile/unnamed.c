@@ -178,3 +178,38 @@ void try_moving(hostile *self) {
     if (e) { report_errno(self, "moving", e); return; }
     report_ok(self, "moving", "held %ld files it deleted, each by one page it moved nonstop", made);
 }
+
+/* "tracked-leak": six files of 4 MiB in its container, kept long enough for a count to find them
+   (the host then holds each, a large file, by a descriptor of its own); a thread started here
+   deletes them 0.2 s after the key returns and at once takes 100 MiB of anonymous memory, so that
+   the governor ends it between two calls. The host's hold on the deleted files kept 280 MiB alive
+   until the session's next call to the keyboard (twenty-second red team). */
+static char leak_paths[6][1200];
+
+static void *delete_and_take_memory(void *arg) {
+    (void)arg;
+    struct timespec wait = {0, 200 * 1000 * 1000};
+    nanosleep(&wait, NULL);
+    for (int i = 0; i < 6; i++) unlink(leak_paths[i]);
+    size_t size = 100u << 20;
+    char *memory = malloc(size);
+    if (memory) memset(memory, 'm', size);
+    for (;;) pause();
+    return NULL;
+}
+
+void try_tracked_leak(hostile *self) {
+    for (int i = 0; i < 6; i++) {
+        snprintf(leak_paths[i], sizeof leak_paths[i], "%s/leak-%d", container(self), i);
+        int fd = open(leak_paths[i], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (fd < 0) { report_errno(self, "tracked-leak", errno); return; }
+        int e = write_mib(fd, 4);
+        close(fd);
+        if (e) { report_errno(self, "tracked-leak", e); return; }
+    }
+    struct timespec counted = {0, 300 * 1000 * 1000};
+    nanosleep(&counted, NULL);
+    pthread_t later;
+    if (pthread_create(&later, NULL, delete_and_take_memory, NULL) == 0) pthread_detach(later);
+    report(self, "tracked-leak", 1, "keeps 24 MiB of files a count found, to delete in 0.2 s as it takes 100 MiB");
+}

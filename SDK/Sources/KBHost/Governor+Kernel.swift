@@ -80,26 +80,26 @@ extension Governor {
                     let began = Sys.monotonicNanoseconds()
                     let used = Governor.usage(of: folders, tracked: tracked)
                     var files = (bytes: used.bytes, entries: used.entries, unreadable: 0)
-                    var mappings = (count: 0, sockets: 0, cut: false, unpaused: false)
+                    var mappings = (count: 0, sockets: 0, cut: false)
                     // Files there it unlinked but holds open or mapped (red team 6, R6-1); with open access,
                     // a socket it mapped, which stays open with no descriptor (tenth red team, N4). Its
                     // descriptors and mappings are read with it stopped: neither listing is a snapshot, and
                     // a mapping moved nonstop was missed by most counts (twenty-first red team, F2).
                     if !folders.isEmpty || openAccess {
                         let devices = UnnamedFiles.devices(of: folders)
-                        switch ProcessPause.whileStopped(pid: pid, pidfd: pidfd, within: Governor.pauseLimit, {
+                        switch ProcessPause.whileStopped(pid: pid, pidfd: pidfd, within: Governor.pauseWait, {
                             folders.isEmpty ? UnnamedFiles.mappings(of: pid, limit: Governor.mappingLimit)
                                             : UnnamedFiles.held(by: pid, on: devices, mappingLimit: Governor.mappingLimit)
                         }) {
                         case .read(let unnamed?):
                             files = (files.bytes + unnamed.bytes, files.entries + unnamed.files, unnamed.unreadable)
-                            mappings = (unnamed.mappings, unnamed.sockets, unnamed.listingCut, false)
+                            mappings = (unnamed.mappings, unnamed.sockets, unnamed.listingCut)
                         case .read(nil): break  // gone
-                        case .notStopped: mappings.unpaused = true
+                        case .notStopped: count.unpaused = true
                         }
                     }
                     let locks = Descriptors.read(pid: pid)?.locks ?? 0
-                    count.heavy = (locks, files, mappings)
+                    if !count.unpaused { count.heavy = (locks, files, mappings) }
                     count.heavyCost = Sys.monotonicNanoseconds() - began
                 }
                 if socketsDue {
@@ -126,17 +126,34 @@ extension Governor {
                 var changed = false
                 for count in counts {
                     guard var w = watches[count.pid], w.kill == nil else { continue }
-                    let (locks, files, mappings) = count.heavy ?? (w.locks, (w.tmpfsBytes, w.tmpfsEntries, 0), (0, 0, false, false))
+                    // Not stopped in time: nothing of this count is taken, and the next comes soon; one that
+                    // stays unstoppable longer than `pauseLimit` is ended. Each wait is short, so that a
+                    // keyboard keeping a thread in a long call cannot hold up the counts of the others
+                    // (twenty-second red team: one that stalled its stop 0.84 s a count let another grow its
+                    // files 240-850 MiB past its budget meanwhile).
+                    if count.unpaused {
+                        let since = w.unstoppedSince ?? start
+                        w.unstoppedSince = since
+                        if now - since > Governor.pauseLimit {
+                            w.end(footprint: w.last, now: now, since: w.lastUnderBudget) { $0.notPaused = true }
+                        } else {
+                            w.nextCount = now + Governor.shortestLockInterval
+                        }
+                        watches[count.pid] = w
+                        continue
+                    }
+                    if count.heavy != nil { w.unstoppedSince = nil }
+                    let (locks, files, mappings) = count.heavy ?? (w.locks, (w.tmpfsBytes, w.tmpfsEntries, 0), (0, 0, false))
                     let sockets = count.sockets ?? w.socketBytes
                     let lockBytes = locks * RecordLocks.bytesPerLock
                     if locks > Governor.lockLimit || files.entries > Governor.tmpfsEntryLimit || files.unreadable > 0
-                        || mappings.count > Governor.mappingLimit || mappings.sockets > 0 || mappings.cut || mappings.unpaused {
+                        || mappings.count > Governor.mappingLimit || mappings.sockets > 0 || mappings.cut {
                         let footprint = w.last - w.kernelBytes + lockBytes + sockets + files.bytes
                         (w.lockBytes, w.locks, w.socketBytes) = (lockBytes, locks, sockets)
                         (w.tmpfsBytes, w.tmpfsEntries) = (files.bytes, files.entries)
                         w.end(footprint: footprint, now: now, since: min(w.lastUnderBudget, w.lastCountUnderBudget)) {
                             $0.unreadableUnnamedFiles = files.unreadable
-                            ($0.mappings, $0.mappedSockets, $0.mappingsListingCut, $0.notPaused) = mappings
+                            ($0.mappings, $0.mappedSockets, $0.mappingsListingCut) = mappings
                         }
                         watches[count.pid] = w
                         continue
@@ -201,7 +218,9 @@ extension Governor {
     /// One process's count: the slow part (`heavy`) and its sockets, each when due (nil: not counted now).
     struct Count {
         let pid: Int32
-        var heavy: (locks: Int, files: (bytes: Int, entries: Int, unreadable: Int), mappings: (count: Int, sockets: Int, cut: Bool, unpaused: Bool))?
+        var heavy: (locks: Int, files: (bytes: Int, entries: Int, unreadable: Int), mappings: (count: Int, sockets: Int, cut: Bool))?
+        /// It could not be stopped within `Governor.pauseWait` for its descriptors and mappings: nothing of that count is taken.
+        var unpaused = false
         var heavyCost: Int64 = 0
         var sockets: Int?
         var socketCost: Int64 = 0

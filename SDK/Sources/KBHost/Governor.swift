@@ -53,7 +53,7 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
                           mappedSockets, mib(budget))
         }
         if notPaused {
-            return String(format: "could not be paused within %.1f s to count its descriptors and mappings (its threads stop as each leaves the kernel: one stayed in a call that long), so nothing could keep it to its memory budget of %.1f MiB",
+            return String(format: "could not be paused to count its descriptors and mappings for over %.1f s (its threads stop as each leaves the kernel: one kept staying in calls that long), so nothing could keep it to its memory budget of %.1f MiB",
                           Double(Governor.pauseLimit) / 1e9, mib(budget))
         }
         if mappingsListingCut {
@@ -161,8 +161,10 @@ public final class Governor: @unchecked Sendable {
         return min(max(Int64(-log(u) * Double(mean)), atLeast), 3 * max(mean, atLeast))
     }
 
-    /// The longest a count waits for a keyboard to stop (`ProcessPause`) before it ends it: a
-    /// keyboard's threads stop within microseconds, as each leaves the kernel.
+    /// The longest one count waits for a keyboard to stop (`ProcessPause`): its threads stop within
+    /// microseconds, as each leaves the kernel. Not stopped by then, it is counted again soon.
+    static let pauseWait: Int64 = 20_000_000  // 20 ms
+    /// The longest a keyboard may go unstoppable, count after count, before it is ended.
     static let pauseLimit: Int64 = 1_000_000_000  // 1 s
     /// The longest the counting thread waits because its last count was slow.
     static let longestCountPause: Int64 = 250_000_000  // 0.25 s
@@ -210,6 +212,8 @@ public final class Governor: @unchecked Sendable {
         var relay: Relay?
         var tmpfsBytes = 0
         var tmpfsEntries = 0
+        /// Since when its counts could not stop it (`Governor.pauseWait`), if the last could not.
+        var unstoppedSince: Int64?
         /// When a sample first found its main thread ended with others running on.
         var mainThreadEndedSince: Int64?
         /// Memory it holds outside its address space, counted into its footprint.
@@ -219,6 +223,10 @@ public final class Governor: @unchecked Sendable {
         /// kernel memory (as last counted), and the time since `since`; `reason` marks the rest.
         mutating func end(footprint: Int, now: Int64, since: Int64, _ reason: (inout MemoryKill) -> Void = { _ in }) {
             try? Sys.pidfdSendSignal(pidfd, SIGKILL)
+            // The host's hold on its large files goes with it: files it had deleted stayed alive on
+            // those descriptors until the session noticed the end, 280 MiB until the next key
+            // (twenty-second red team).
+            trackedFiles?.letGo()
             var ended = MemoryKill(budget: budget, footprintAtKill: footprint, peak: max(peak, footprint), detectionNanoseconds: now - since)
             (ended.lockBytes, ended.locks, ended.socketBytes) = (lockBytes, locks, socketBytes)
             (ended.tmpfsBytes, ended.tmpfsEntries) = (tmpfsBytes, tmpfsEntries)
@@ -407,6 +415,7 @@ public final class Governor: @unchecked Sendable {
     private func sample(pid: Int32, _ w: inout Watch, now: Int64) {
         guard let read = w.reader.read() else {
             w.nextSample = Int64.max  // gone; the owner will unwatch it
+            w.trackedFiles?.letGo()  // and nothing of its files is held for it meanwhile
             return
         }
         if read.mainThreadEnded {  // no figure to trust: it could hold anything

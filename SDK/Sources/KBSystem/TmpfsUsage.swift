@@ -42,6 +42,8 @@ public enum TmpfsUsage {
     public final class Tracked: Sendable {
         public let bytes: Int, capacity: Int
         private let files = Mutex<[FileID: Int32]>([:])
+        /// Set by `letGo`: nothing is held from then on.
+        private let over = Mutex(false)
 
         public init(bytes: Int, capacity: Int) {
             (self.bytes, self.capacity) = (bytes, capacity)
@@ -54,6 +56,16 @@ public enum TmpfsUsage {
         /// How many are held (for tests).
         public var count: Int { files.withLock { $0.count } }
 
+        /// Lets every file go (its keyboard ended: nothing of it is held for it any more), even while
+        /// a count that has this set under way still runs.
+        public func letGo() {
+            over.withLock { $0 = true }
+            files.withLock { files in
+                for fd in files.values { close(fd) }
+                files = [:]
+            }
+        }
+
         /// Holds `name` in `dir`, found as `st`, if it is large, not held yet and there is room; lets
         /// it go if it is no longer large (a keyboard had truncated files keep every place taken).
         func note(_ name: UnsafePointer<CChar>, in dir: Int32, _ st: stat) {
@@ -63,7 +75,8 @@ public enum TmpfsUsage {
                 return
             }
             files.withLock { files in
-                guard files[id] == nil, files.count < capacity else { return }
+                // (Asked under this lock: a `letGo` that comes meanwhile waits for it, and lets this go too.)
+                guard !over.withLock({ $0 }), files[id] == nil, files.count < capacity else { return }
                 let fd = kbs_openat_path(dir, name)
                 guard fd >= 0 else { return }
                 var now = stat()
