@@ -163,7 +163,7 @@ public final class Governor: @unchecked Sendable {
 
     /// The longest one count waits for a keyboard to stop (`ProcessPause`): its threads stop within
     /// microseconds, as each leaves the kernel. Not stopped by then, it is counted again soon.
-    static let pauseWait: Int64 = 20_000_000  // 20 ms
+    static let pauseWait: Int64 = 100_000_000  // 100 ms: a thread that is runnable stops only once it runs, later on a loaded machine
     /// The longest a keyboard may go unstoppable, count after count, before it is ended.
     static let pauseLimit: Int64 = 1_000_000_000  // 1 s
     /// The longest the counting thread waits because its last count was slow.
