@@ -22,7 +22,9 @@ struct ProcessPauseTests {
             waitpid(pid, &status, 0)
             close(pidfd)
         }
-        let seen = ProcessPause.whileStopped(pid: pid, pidfd: pidfd, within: 1_000_000_000) { state(pid) }
+        var waited: Int64 = 0
+        let seen = ProcessPause.whileStopped(pid: pid, pidfd: pidfd, within: 1_000_000_000, waited: &waited) { state(pid) }
+        #expect(waited >= 0 && waited < 1_000_000_000)
         guard case .read(let during) = seen else {
             Issue.record("it did not stop")
             return

@@ -81,13 +81,16 @@ extension Governor {
                     let used = Governor.usage(of: folders, tracked: tracked)
                     var files = (bytes: used.bytes, entries: used.entries, unreadable: 0)
                     var mappings = (count: 0, sockets: 0, cut: false)
+                    // Time waiting for it to stop is not the count's cost: a keyboard that delayed its stops
+                    // had its next counts spaced by that wait (twenty-second red team).
+                    var waitedForStop: Int64 = 0
                     // Files there it unlinked but holds open or mapped (red team 6, R6-1); with open access,
                     // a socket it mapped, which stays open with no descriptor (tenth red team, N4). Its
                     // descriptors and mappings are read with it stopped: neither listing is a snapshot, and
                     // a mapping moved nonstop was missed by most counts (twenty-first red team, F2).
                     if !folders.isEmpty || openAccess {
                         let devices = UnnamedFiles.devices(of: folders)
-                        switch ProcessPause.whileStopped(pid: pid, pidfd: pidfd, within: Governor.pauseWait, {
+                        switch ProcessPause.whileStopped(pid: pid, pidfd: pidfd, within: Governor.pauseWait, waited: &waitedForStop, {
                             folders.isEmpty ? UnnamedFiles.mappings(of: pid, limit: Governor.mappingLimit)
                                             : UnnamedFiles.held(by: pid, on: devices, mappingLimit: Governor.mappingLimit)
                         }) {
@@ -100,7 +103,7 @@ extension Governor {
                     }
                     let locks = Descriptors.read(pid: pid)?.locks ?? 0
                     if !count.unpaused { count.heavy = (locks, files, mappings) }
-                    count.heavyCost = Sys.monotonicNanoseconds() - began
+                    count.heavyCost = Sys.monotonicNanoseconds() - began - waitedForStop
                 }
                 if socketsDue {
                     let began = Sys.monotonicNanoseconds()

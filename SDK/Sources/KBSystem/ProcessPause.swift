@@ -14,17 +14,22 @@ public enum ProcessPause {
         case notStopped
     }
 
-    /// Runs `body` with `pid` stopped, then lets it go on (SIGCONT).
-    public static func whileStopped<T>(pid: Int32, pidfd: Int32, within nanoseconds: Int64, _ body: () -> T) -> Outcome<T> {
+    /// Runs `body` with `pid` stopped, then lets it go on (SIGCONT); `waited` is how long it took to stop.
+    public static func whileStopped<T>(pid: Int32, pidfd: Int32, within nanoseconds: Int64, waited: inout Int64,
+                                       _ body: () -> T) -> Outcome<T> {
         do { try Sys.pidfdSendSignal(pidfd, SIGSTOP) } catch { return .read(body()) }  // (a process not ours to stop: read as is)
         defer { _ = try? Sys.pidfdSendSignal(pidfd, SIGCONT) }
-        let deadline = Sys.monotonicNanoseconds() + nanoseconds
+        let start = Sys.monotonicNanoseconds(), deadline = start + nanoseconds
         var waits = 0
         while !allStopped(pid) {
-            if Sys.monotonicNanoseconds() > deadline { return .notStopped }
+            if Sys.monotonicNanoseconds() > deadline {
+                waited = Sys.monotonicNanoseconds() - start
+                return .notStopped
+            }
             waits += 1
             if waits < 20 { sched_yield() } else { usleep(100) }
         }
+        waited = Sys.monotonicNanoseconds() - start
         return .read(body())
     }
 
