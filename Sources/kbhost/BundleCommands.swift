@@ -104,10 +104,10 @@ struct Install: ParsableCommand {
             if inBundle == nil {
                 // Only what the keyboard needs: its manifest and its library, not the package's sources.
                 try fm.createDirectory(atPath: staging, withIntermediateDirectories: false)
-                try fm.copyItem(atPath: source + "/Info.plist", toPath: staging + "/Info.plist")
-                try fm.copyItem(atPath: library, toPath: staging + "/" + manifest.executable)
+                try TreeCopy.copy(from: source + "/Info.plist", to: staging + "/Info.plist")
+                try TreeCopy.copy(from: library, to: staging + "/" + manifest.executable)
             } else {
-                try fm.copyItem(atPath: source, toPath: staging)
+                try TreeCopy.copy(from: source, to: staging)  // (a file swapped for a FIFO since the check is refused, not waited on)
             }
             // Where it came from, so that a later build there is reported as newer than this copy.
             try InstalledCopy.record(source: source, in: staging)
@@ -212,6 +212,10 @@ struct Uninstall: ParsableCommand {
 /// A file operation's failure as "PATH: the system's reason" (Foundation's own sentence is "The
 /// operation could not be completed. You don’t have permission." and names no file).
 func fileProblem(_ error: any Error) -> String {
+    if let failure = error as? TreeCopy.Failure { return "\(TerminalText.line(failure.path)): \(Sys.errorString(failure.errno))" }
+    if let special = error as? TreeCopy.NotAFile {
+        return "\(TerminalText.line(special.path)): a FIFO or another special file, not a file, a folder or a symbolic link"
+    }
     guard let cocoa = error as? CocoaError, let posix = cocoa.underlying as? POSIXError ?? (cocoa.underlying as? NSError).flatMap({
         $0.domain == NSPOSIXErrorDomain ? POSIXError(POSIXErrorCode(rawValue: Int32($0.code)) ?? .EIO) : nil
     }) else { return error.localizedDescription }
