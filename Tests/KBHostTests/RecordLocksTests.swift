@@ -131,15 +131,21 @@ struct TmpfsUsageTests {
         for i in 0..<16 { try Data(repeating: 7, count: 1020 << 10).write(to: URL(fileURLWithPath: root + "/d0/f\(i)")) }
         let still = try #require(TmpfsUsage.usage(of: root, limit: 1000))
         #expect(still.bytes >= 16 * 1020 << 10, "the control: \(still)")
-        let stop = Mutex(false)
+        let stop = Mutex(false), stopped = Mutex(false)
         let mover = Thread {
             var i = 0
             while !stop.withLock({ $0 }) {
                 _ = rename(root + "/d\(i)", root + "/d\(1 - i)")
                 i = 1 - i
             }
+            stopped.withLock { $0 = true }
         }
         mover.start()
+        // (The folder is removed only once the mover has stopped: removed under it, it was left behind in /dev/shm.)
+        defer {
+            stop.withLock { $0 = true }
+            while !stopped.withLock({ $0 }) { usleep(1000) }
+        }
         var missed: [(bytes: Int, entries: Int)] = []
         for _ in 0..<40 {
             let u = try #require(TmpfsUsage.usage(of: root, limit: 1000))
