@@ -460,7 +460,8 @@ public final class ExtensionProcess {
             var endedOnItsOwn = false
             if kill.mainThreadEnded, case .signaled(let s)? = termination, s != SIGKILL { endedOnItsOwn = true }
             if kill.mainThreadEnded, case .exited? = termination { endedOnItsOwn = true }
-            if kill.mainThreadEnded, killedHere, !governorFirst { endedOnItsOwn = true }
+            // (Nor are a stop that did not come or a listing cut short while the host's kill tore it down.)
+            if kill.mainThreadEnded || kill.notPaused || kill.mappingsListingCut, killedHere, !governorFirst { endedOnItsOwn = true }
             if !endedOnItsOwn { finalReason = .memoryExceeded(kill) }
         }
         drainOutput()

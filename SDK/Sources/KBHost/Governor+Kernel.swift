@@ -102,7 +102,9 @@ extension Governor {
                         }
                     }
                     let locks = Descriptors.read(pid: pid)?.locks ?? 0
-                    if !count.unpaused { count.heavy = (locks, files, mappings) }
+                    // Not stopped: its walk and its locks still count (they need no stop); what it holds
+                    // unnamed waits for a count that stops it.
+                    count.heavy = (locks, files, mappings)
                     count.heavyCost = Sys.monotonicNanoseconds() - began - waitedForStop
                 }
                 if socketsDue {
@@ -139,13 +141,12 @@ extension Governor {
                         w.unstoppedSince = since
                         if now - since > Governor.pauseLimit {
                             w.end(footprint: w.last, now: now, since: w.lastUnderBudget) { $0.notPaused = true }
-                        } else {
-                            w.nextCount = now + Governor.shortestLockInterval
+                            watches[count.pid] = w
+                            continue
                         }
-                        watches[count.pid] = w
-                        continue
+                    } else if count.heavy != nil {
+                        w.unstoppedSince = nil
                     }
-                    if count.heavy != nil { w.unstoppedSince = nil }
                     let (locks, files, mappings) = count.heavy ?? (w.locks, (w.tmpfsBytes, w.tmpfsEntries, 0), (0, 0, false))
                     let sockets = count.sockets ?? w.socketBytes
                     let lockBytes = locks * RecordLocks.bytesPerLock
@@ -191,7 +192,8 @@ extension Governor {
                         // to hold files in between counts (a pause of four and a half times a count it had
                         // made slow left it sure of none for that long).
                         let mean = max(pace, min(27 * count.heavyCost / 4, Governor.longestCountPause))
-                        w.nextCount = now + Governor.memoryless(mean: mean, atLeast: Governor.shortestLockInterval)
+                        w.nextCount = now + (count.unpaused ? Governor.shortestLockInterval
+                                                            : Governor.memoryless(mean: mean, atLeast: Governor.shortestLockInterval))
                     }
                     if count.sockets != nil || count.socketCost > 0 {
                         // A queue fills as fast as memory: the nearer the budget, the sooner the next count.

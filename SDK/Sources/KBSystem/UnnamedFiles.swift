@@ -177,6 +177,7 @@ public struct UnnamedFiles: Hashable, Sendable {
             }
             let n: Int
             do { n = try Sys.read(fd, into: UnsafeMutableRawBufferPointer(start: memory + length, count: bufferBytes - length)) } catch {
+                if error.errno == ESRCH { return nil }  // the process went meanwhile
                 return .max  // fails closed: the rest is unseen
             }
             if n == 0 { break }
