@@ -89,10 +89,9 @@ extension Governor {
                     // descriptors and mappings are read with it stopped: neither listing is a snapshot, and
                     // a mapping moved nonstop was missed by most counts (twenty-first red team, F2).
                     if !folders.isEmpty || openAccess {
-                        let devices = UnnamedFiles.devices(of: folders)
+                        let devices = UnnamedFiles.devices(of: folders)  // (none: only its mappings are read)
                         switch ProcessPause.whileStopped(pid: pid, pidfd: pidfd, within: Governor.pauseWait, waited: &waitedForStop, {
-                            folders.isEmpty ? UnnamedFiles.mappings(of: pid, limit: Governor.mappingLimit)
-                                            : UnnamedFiles.held(by: pid, on: devices, mappingLimit: Governor.mappingLimit)
+                            UnnamedFiles.held(by: pid, on: devices, mappingLimit: Governor.mappingLimit)
                         }) {
                         case .read(let unnamed?):
                             files = (files.bytes + unnamed.bytes, files.entries + unnamed.files, unnamed.unreadable)
@@ -131,8 +130,8 @@ extension Governor {
                 var changed = false
                 for count in counts {
                     guard var w = watches[count.pid], w.kill == nil else { continue }
-                    // Not stopped in time: nothing of this count is taken, and the next comes soon; one that
-                    // stays unstoppable longer than `pauseLimit` is ended. Each wait is short, so that a
+                    // Not stopped in time: only its walk and locks are taken, and the next count comes soon; one
+                    // that stays unstoppable longer than `pauseLimit` is ended. Each wait is short, so that a
                     // keyboard keeping a thread in a long call cannot hold up the counts of the others
                     // (twenty-second red team: one that stalled its stop 0.84 s a count let another grow its
                     // files 240-850 MiB past its budget meanwhile).
@@ -224,7 +223,7 @@ extension Governor {
     struct Count {
         let pid: Int32
         var heavy: (locks: Int, files: (bytes: Int, entries: Int, unreadable: Int), mappings: (count: Int, sockets: Int, cut: Bool))?
-        /// It could not be stopped within `Governor.pauseWait` for its descriptors and mappings: nothing of that count is taken.
+        /// It could not be stopped within `Governor.pauseWait` for its descriptors and mappings: only the walk and locks are taken.
         var unpaused = false
         var heavyCost: Int64 = 0
         var sockets: Int?
