@@ -64,14 +64,17 @@ extension Governor {
             // sockets' wait for them.
             let (watched, anyWatched) = state.withLock { watches in
                 (watches.filter { $0.value.kill == nil && ($0.value.nextCount <= start || $0.value.socketsDue(at: start)) }.map { pid, w in
-                    (pid, w.pidfd, (w.tmpfsFolders, w.trackedFiles), w.nextCount <= start, w.socketsDue(at: start), w.countsSockets, w.relay)
+                    (pid, w.process, (w.tmpfsFolders, w.trackedFiles), w.nextCount <= start, w.socketsDue(at: start), w.countsSockets, w.relay)
                 }, watches.contains { $0.value.kill == nil })
             }
             guard anyWatched else {
                 kernelWake.wait()  // nothing to watch: sleep until something is
                 continue
             }
-            let counts = watched.map { pid, pidfd, tmpfs, heavyDue, socketsDue, openAccess, relay -> Count in
+            let counts = watched.map { pid, process, tmpfs, heavyDue, socketsDue, openAccess, relay -> Count in
+                // Its number stays its own until this count ends (`process` holds it): the owner closing its
+                // pidfd as the keyboard ends could have let the number become another keyboard's, stopped here.
+                let pidfd = process.fd
                 let (folders, tracked) = tmpfs
                 counting.withLock { if $0.generation == generation { $0 = (pid, Sys.monotonicNanoseconds(), generation) } }
                 while Governor.stalledCountsForTests.withLock({ $0.contains(pid) }) { usleep(1000) }
@@ -121,6 +124,7 @@ extension Governor {
                     }
                     count.socketCost = Sys.monotonicNanoseconds() - began
                 }
+                withExtendedLifetime(process) {}
                 return count
             }
             counting.withLock { if $0.generation == generation { $0.pid = 0 } }

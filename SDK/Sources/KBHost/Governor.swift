@@ -175,7 +175,10 @@ public final class Governor: @unchecked Sendable {
     public static let countStallLimit: Int64 = 2_000_000_000  // 2 s
 
     struct Watch {
-        let pidfd: Int32
+        /// The governor's own pidfd of it (a duplicate): the counting thread keeps it for as long as
+        /// a count runs, so a number the owner closed meanwhile never reaches another process.
+        let process: OwnedDescriptor
+        var pidfd: Int32 { process.fd }
         let reader: FootprintReader
         let budget: Int
         var peak = 0
@@ -265,10 +268,16 @@ public final class Governor: @unchecked Sendable {
     private var started = false
     private let startLock = NSLock()
 
-    /// Watches a process under a budget. `pidfd` stays owned by the caller.
+    /// Watches a process under a budget. `pidfd` stays owned by the caller (the governor keeps a
+    /// duplicate). A process it cannot watch (its footprint unreadable, no descriptor left) is
+    /// killed: a budget is never left unenforced.
     public func watch(pid: Int32, pidfd: Int32, budget: Int) {
-        guard let reader = FootprintReader(pid: pid) else { return }
-        state.withLock { $0[pid] = Watch(pidfd: pidfd, reader: reader, budget: budget, lastUnderBudget: Sys.monotonicNanoseconds(),
+        guard let reader = FootprintReader(pid: pid), let own = try? Sys.duplicate(pidfd, atLeast: 3) else {
+            try? Sys.pidfdSendSignal(pidfd, SIGKILL)
+            return
+        }
+        let process = OwnedDescriptor(own)
+        state.withLock { $0[pid] = Watch(process: process, reader: reader, budget: budget, lastUnderBudget: Sys.monotonicNanoseconds(),
                                    lastCountUnderBudget: Sys.monotonicNanoseconds()) }
         startIfNeeded()
         wake.signal()
