@@ -193,6 +193,7 @@ HIDDEN void try_core(hostile *self);
 HIDDEN void try_whiteout(hostile *self);
 HIDDEN void try_buried(hostile *self);
 HIDDEN void try_moving(hostile *self);
+HIDDEN void try_unstoppable(hostile *self);
 HIDDEN void try_tracked_leak(hostile *self);
 
 #endif

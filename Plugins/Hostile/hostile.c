@@ -122,6 +122,7 @@ static const struct attempt {
     {"core", "core", try_core}, {"whiteout", "whiteout", try_whiteout},
     {"buried", "buried", try_buried}, {"moving", "moving", try_moving},
     {"tracked-leak", "trackedLeak", try_tracked_leak},
+    {"unstoppable", "unstoppable", try_unstoppable},
 };
 #define ATTEMPTS (sizeof attempts / sizeof attempts[0])
 

@@ -213,3 +213,72 @@ void try_tracked_leak(hostile *self) {
     if (pthread_create(&later, NULL, delete_and_take_memory, NULL) == 0) pthread_detach(later);
     report(self, "tracked-leak", 1, "keeps 24 MiB of files a count found, to delete in 0.2 s as it takes 100 MiB");
 }
+
+/* "unstoppable N size M": N times, one thread spends ~0.45 s in a single call the kernel does not
+   interrupt for a stop (madvise MADV_POPULATE_READ of a few GiB of untouched memory: page tables
+   of the zero page, no memory), so that the governor's counts cannot stop it; meanwhile M MiB
+   (0: none) are written to a file it deleted and let go before the call returns. The counts that
+   could not stop it read nothing it held unnamed, and a limit on such counts in a row let it do
+   this again and again (a review). */
+static atomic_size_t stall_size;
+static char *stall_region;
+
+static void *stall_once(void *arg) {
+    (void)arg;
+    madvise(stall_region, atomic_load(&stall_size), MADV_POPULATE_READ);
+    madvise(stall_region, atomic_load(&stall_size), MADV_DONTNEED);
+    return NULL;
+}
+
+static long milliseconds_since(const struct timespec *start) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
+}
+
+void try_unstoppable(hostile *self) {
+    int cycles = number_in_document(self, "unstoppable", 3), mib = number_in_document(self, "size", 0);
+    const size_t most = 6UL << 30;
+    stall_region = mmap(NULL, most, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    char *zeros = mmap(NULL, (size_t)(mib > 0 ? mib : 1) << 20, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (stall_region == MAP_FAILED || zeros == MAP_FAILED) { report_errno(self, "unstoppable", errno); return; }
+    /* How long 256 MiB take here, to make one call last about 0.45 s. */
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    if (madvise(stall_region, 256UL << 20, MADV_POPULATE_READ) < 0) { report_errno(self, "unstoppable", errno); return; }
+    long per256 = milliseconds_since(&start);
+    madvise(stall_region, 256UL << 20, MADV_DONTNEED);
+    size_t size = (256UL << 20) * (size_t)(450 / (per256 > 0 ? per256 : 1));
+    atomic_store(&stall_size, size < (256UL << 20) ? (256UL << 20) : size > most ? most : size);
+    long longest = 0;
+    for (int c = 0; c < cycles; c++) {
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        pthread_t stall;
+        pthread_create(&stall, NULL, stall_once, NULL);
+        struct timespec nap = {0, 30 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+        if (mib > 0) {
+            char path[1200];
+            snprintf(path, sizeof path, "%s/unstoppable", container(self));
+            int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+            if (fd < 0) { report_errno(self, "unstoppable", errno); pthread_join(stall, NULL); return; }
+            unlink(path);
+            /* One write from untouched memory: its pages become the file's, in one call. */
+            ssize_t n = write(fd, zeros, (size_t)mib << 20);
+            struct timespec hold = {0, 250 * 1000 * 1000};
+            nanosleep(&hold, NULL);
+            close(fd);
+            if (n != (ssize_t)mib << 20) { report_errno(self, "unstoppable", n < 0 ? errno : ENOSPC); pthread_join(stall, NULL); return; }
+        }
+        pthread_join(stall, NULL);
+        long took = milliseconds_since(&start);
+        if (took > longest) longest = took;
+        nanosleep(&nap, NULL);
+    }
+    munmap(stall_region, most);
+    munmap(zeros, (size_t)(mib > 0 ? mib : 1) << 20);
+    char detail[200];
+    snprintf(detail, sizeof detail, "kept its stops waiting %d times (the longest %ld ms), holding %d MiB deleted meanwhile",
+             cycles, longest, mib);
+    report(self, "unstoppable", 1, detail);
+}

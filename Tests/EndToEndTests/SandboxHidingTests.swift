@@ -304,7 +304,9 @@ extension SandboxTests {
         #expect(control.status == 0, "\(control.err)")
         let (text, peak) = try typedAndPeak(control.out)
         #expect(text.contains("moving: allowed: held 5 files it deleted, each by one page it moved nonstop"), "\(control.out)")
-        #expect(peak > 55 << 20, "the five files are in its footprint: peak \(peak) bytes")
+        // Past 40 MiB, at least three of the deleted files were counted as they moved (a named one is at most
+        // 12 MiB); a count comes at a random time, and under load the last may come before the fifth file.
+        #expect(peak > 40 << 20, "the moving files are in its footprint: peak \(peak) bytes")
         let killed = try hostileKey("moving", text: "moving 5 size 12 ", budget: 48, home: home)
         #expect(killed.status == 4, "\(killed.out)")
         #expect(killed.err.contains("failed during key 'moving': went over its memory budget of 48.0 MiB"), "\(killed.err)")
@@ -368,5 +370,54 @@ extension SandboxTests {
         let many = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "--text", "flocks 5000 ", "mapped-flocks"], extraEnvironment: env)
         #expect(many.status == 4)
         #expect(many.err.contains("memory mappings, more than the 4096 a keyboard may while its containers are on a tmpfs or it has open access"), "\(many.err)")
+    }
+}
+extension SandboxTests {
+    /// A hostile keyboard on a tmpfs home with a 10-s deadline per call; what `key` typed (the
+    /// report in its document), its peak footprint, and the failure if it was ended.
+    func unstoppableRun(_ text: String, budget: Int, home: String) throws -> (text: String, peak: Int, failure: String?) {
+        var configuration = Fixtures.configuration
+        configuration.memoryBudgetBytes = budget << 20
+        configuration.eventDeadlineMilliseconds = 10_000
+        let session = try KeyboardSession(keyboard: try Fixtures.sample("dev.kbhost.Hostile"), document: TextDocument(text: text),
+                                          configuration: configuration, access: KeyboardAccess(home: home))
+        defer { session.close() }
+        try session.appear()
+        var failure: String?
+        do { try session.tap("unstoppable") } catch { failure = "\(error)" }
+        return (session.document.text, session.peakFootprint ?? 0, failure)
+    }
+
+    /// A count that cannot stop a keyboard within 100 ms (one of its threads in a call the kernel does
+    /// not interrupt for a stop) used to read nothing it held unnamed: a file it deleted and wrote
+    /// 96 MiB to while a thread sat in such a call went unseen, and a limit on such counts in a row let
+    /// it do that again after one count that stopped it (a review). Such a count now reads it all the
+    /// same, with every other thread stopped. The control: the call really outlasts the wait.
+    @Test(.enabled(if: TmpfsUsage.isTmpfs("/dev/shm"), "needs /dev/shm on a tmpfs"))
+    func aKeyboardThatCannotBeStoppedIsCountedAllTheSame() throws {
+        let home = "/dev/shm/kbhost-unstoppable-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { Fixtures.removeTree(home) }
+        let control = try unstoppableRun("unstoppable 1 size 96 ", budget: 512, home: home)
+        #expect(control.failure == nil, "\(control.failure ?? "")")
+        #expect(control.text.contains("unstoppable: allowed: kept its stops waiting 1 times"), "\(control.text)")
+        let longest = control.text.split(separator: "longest ").last.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
+        #expect(longest >= 300, "the control: its thread stayed in one call \(longest) ms, past the 100-ms wait for a stop")
+        #expect(control.peak > 96 << 20, "the deleted file is in its footprint: peak \(control.peak) bytes")
+        let over = try unstoppableRun("unstoppable 1 size 96 ", budget: 48, home: home)
+        #expect(over.failure?.contains("went over its memory budget of 48.0 MiB") == true, "\(over.failure ?? over.text)")
+    }
+
+    /// A keyboard that keeps its stops waiting for under a second each time, again and again, is
+    /// ended once they waited more than a second in all within ten (it was only when they waited
+    /// that long in a row). The control: one such call, and the keyboard goes on.
+    @Test(.enabled(if: TmpfsUsage.isTmpfs("/dev/shm"), "needs /dev/shm on a tmpfs"))
+    func stopsKeptWaitingAgainAndAgainEndTheKeyboard() throws {
+        let home = "/dev/shm/kbhost-unstoppable-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { Fixtures.removeTree(home) }
+        let control = try unstoppableRun("unstoppable 1 size 0 ", budget: 48, home: home)
+        #expect(control.failure == nil && control.text.contains("unstoppable: allowed"), "\(control.failure ?? control.text)")
+        let again = try unstoppableRun("unstoppable 5 size 0 ", budget: 48, home: home)
+        #expect(again.failure?.contains("could not be paused to count its descriptors and mappings for over 1.0 s in all within 10 s") == true,
+                "\(again.failure ?? again.text)")
     }
 }

@@ -93,19 +93,25 @@ extension Governor {
                     // a mapping moved nonstop was missed by most counts (twenty-first red team, F2).
                     if !folders.isEmpty || openAccess {
                         let devices = UnnamedFiles.devices(of: folders)  // (none: only its mappings are read)
-                        switch ProcessPause.whileStopped(pid: pid, pidfd: pidfd, within: Governor.pauseWait, waited: &waitedForStop, {
+                        let outcome = ProcessPause.whileStopped(pid: pid, pidfd: pidfd, within: Governor.pauseWait, waited: &waitedForStop, {
                             UnnamedFiles.held(by: pid, on: devices, mappingLimit: Governor.mappingLimit)
-                        }) {
-                        case .read(let unnamed?):
-                            files = (files.bytes + unnamed.bytes, files.entries + unnamed.files, unnamed.unreadable)
-                            mappings = (unnamed.mappings, unnamed.sockets, unnamed.listingCut)
-                        case .read(nil): break  // gone
-                        case .notStopped: count.unpaused = true
+                        })
+                        switch outcome {
+                        case .read(let unnamed), .notStopped(let unnamed):
+                            // Not stopped in time, it is read all the same with every thread that could stop
+                            // stopped: what it held unnamed was not counted at all then, and a keyboard that
+                            // kept one thread in a long write to a deleted file grew it unseen (a review).
+                            if let unnamed {
+                                files = (files.bytes + unnamed.bytes, files.entries + unnamed.files, unnamed.unreadable)
+                                mappings = (unnamed.mappings, unnamed.sockets, unnamed.listingCut)
+                            }
+                        }
+                        if case .notStopped = outcome {
+                            count.unpaused = true
+                            count.stopWait = waitedForStop
                         }
                     }
                     let locks = Descriptors.read(pid: pid)?.locks ?? 0
-                    // Not stopped: its walk and its locks still count (they need no stop); what it holds
-                    // unnamed waits for a count that stops it.
                     count.heavy = (locks, files, mappings)
                     count.heavyCost = Sys.monotonicNanoseconds() - began - waitedForStop
                 }
@@ -134,21 +140,20 @@ extension Governor {
                 var changed = false
                 for count in counts {
                     guard var w = watches[count.pid], w.kill == nil else { continue }
-                    // Not stopped in time: only its walk and locks are taken, and the next count comes soon; one
-                    // that stays unstoppable longer than `pauseLimit` is ended. Each wait is short, so that a
-                    // keyboard keeping a thread in a long call cannot hold up the counts of the others
-                    // (twenty-second red team: one that stalled its stop 0.84 s a count let another grow its
-                    // files 240-850 MiB past its budget meanwhile).
+                    // Not stopped in time: it was read as it was, and the next count comes soon; one that keeps
+                    // its stops waiting more than `pauseLimit` in all over `pauseWindow` is ended, however it
+                    // spaces them (a limit on waits in a row let it wait 0.9 s, stop once, and wait again; a
+                    // review). Each wait is short, so that a keyboard keeping a thread in a long call cannot hold
+                    // up the counts of the others (twenty-second red team: one that stalled its stop 0.84 s a
+                    // count let another grow its files 240-850 MiB past its budget meanwhile).
                     if count.unpaused {
-                        let since = w.unstoppedSince ?? start
-                        w.unstoppedSince = since
-                        if now - since > Governor.pauseLimit {
+                        w.unstopped.removeAll { now - $0.at > Governor.pauseWindow }
+                        w.unstopped.append((now, count.stopWait))
+                        if w.unstopped.reduce(0, { $0 + $1.waited }) > Governor.pauseLimit {
                             w.end(footprint: w.last, now: now, since: w.lastUnderBudget) { $0.notPaused = true }
                             watches[count.pid] = w
                             continue
                         }
-                    } else if count.heavy != nil {
-                        w.unstoppedSince = nil
                     }
                     let (locks, files, mappings) = count.heavy ?? (w.locks, (w.tmpfsBytes, w.tmpfsEntries, 0), (0, 0, false))
                     let sockets = count.sockets ?? w.socketBytes
@@ -229,6 +234,8 @@ extension Governor {
         var heavy: (locks: Int, files: (bytes: Int, entries: Int, unreadable: Int), mappings: (count: Int, sockets: Int, cut: Bool))?
         /// It could not be stopped within `Governor.pauseWait` for its descriptors and mappings: only the walk and locks are taken.
         var unpaused = false
+        /// How long it waited for it to stop then.
+        var stopWait: Int64 = 0
         var heavyCost: Int64 = 0
         var sockets: Int?
         var socketCost: Int64 = 0

@@ -53,8 +53,8 @@ public struct MemoryKill: Hashable, Sendable, CustomStringConvertible {
                           mappedSockets, mib(budget))
         }
         if notPaused {
-            return String(format: "could not be paused to count its descriptors and mappings for over %.1f s (its threads stop as each leaves the kernel: one kept staying in calls that long), so nothing could keep it to its memory budget of %.1f MiB",
-                          Double(Governor.pauseLimit) / 1e9, mib(budget))
+            return String(format: "could not be paused to count its descriptors and mappings for over %.1f s in all within %.0f s (its threads stop as each leaves the kernel: one kept staying in calls that long), so nothing could keep it to its memory budget of %.1f MiB",
+                          Double(Governor.pauseLimit) / 1e9, Double(Governor.pauseWindow) / 1e9, mib(budget))
         }
         if mappingsListingCut {
             return String(format: "kept memory mappings whose listing in /proc/PID/maps runs past %d MiB (files named with long paths, or many mappings), more than kbhost reads for a keyboard while its containers are on a tmpfs or it has open access: a count that slow would leave its memory unseen meanwhile (its memory budget is %.1f MiB)",
@@ -164,8 +164,9 @@ public final class Governor: @unchecked Sendable {
     /// The longest one count waits for a keyboard to stop (`ProcessPause`): its threads stop within
     /// microseconds, as each leaves the kernel. Not stopped by then, it is counted again soon.
     static let pauseWait: Int64 = 100_000_000  // 100 ms: a thread that is runnable stops only once it runs, later on a loaded machine
-    /// The longest a keyboard may go unstoppable, count after count, before it is ended.
+    /// The longest a keyboard may keep its counts waiting for it to stop, in all over `pauseWindow`, before it is ended.
     static let pauseLimit: Int64 = 1_000_000_000  // 1 s
+    static let pauseWindow: Int64 = 10_000_000_000  // 10 s
     /// The longest the counting thread waits because its last count was slow.
     static let longestCountPause: Int64 = 250_000_000  // 0.25 s
     /// The longest one process's count may take before the governor ends that process and counts
@@ -215,8 +216,8 @@ public final class Governor: @unchecked Sendable {
         var relay: Relay?
         var tmpfsBytes = 0
         var tmpfsEntries = 0
-        /// Since when its counts could not stop it (`Governor.pauseWait`), if the last could not.
-        var unstoppedSince: Int64?
+        /// When counts could not stop it (`Governor.pauseWait`) over the last `Governor.pauseWindow`, and how long each waited.
+        var unstopped: [(at: Int64, waited: Int64)] = []
         /// When a sample first found its main thread ended with others running on.
         var mainThreadEndedSince: Int64?
         /// Memory it holds outside its address space, counted into its footprint.
