@@ -213,6 +213,9 @@ struct Uninstall: ParsableCommand {
 /// operation could not be completed. You don’t have permission." and names no file).
 func fileProblem(_ error: any Error) -> String {
     if let failure = error as? TreeCopy.Failure { return "\(TerminalText.line(failure.path)): \(Sys.errorString(failure.errno))" }
+    if let changed = error as? TreeCopy.Changed {
+        return "\(TerminalText.line(changed.path)): changed while it was copied (a folder or file became a link, or the reverse); nothing was installed"
+    }
     if let special = error as? TreeCopy.NotAFile {
         return "\(TerminalText.line(special.path)): a FIFO or another special file, not a file, a folder or a symbolic link"
     }

@@ -25,4 +25,44 @@ struct TreeCopyTests {
         mkfifo(bundle + "/sub/fifo", 0o600)
         #expect(throws: TreeCopy.NotAFile.self) { try TreeCopy.copy(from: bundle, to: root + "/again") }
     }
+
+    /// A folder of the bundle swapped for a link to a folder of the user's after its check and before
+    /// its copy (a keyboard that can write the bundle being installed could race so): refused, and
+    /// nothing of the user's folder copied; the same for a file swapped so. The control: the same swap
+    /// before the check is copied as a link (what a bundle may hold), never as the folder's contents.
+    @Test func aFolderOrFileSwappedForALinkMidCopyIsRefusedNotFollowed() throws {
+        let root = NSTemporaryDirectory() + "kbhost-treecopy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let bundle = root + "/bundle", secret = root + "/secret"
+        try FileManager.default.createDirectory(atPath: bundle + "/res", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: secret, withIntermediateDirectories: true)
+        try Data("key".utf8).write(to: URL(fileURLWithPath: secret + "/id_ed25519"))
+        try Data("label".utf8).write(to: URL(fileURLWithPath: bundle + "/res/strings"))
+        try Data("plist".utf8).write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
+        defer { TreeCopy.afterCheck(nil) }
+        let swapped = bundle + "/res", secretPath = secret
+        TreeCopy.afterCheck { path in
+            guard path == swapped else { return }
+            try? FileManager.default.removeItem(atPath: swapped)
+            symlink(secretPath, swapped)
+        }
+        #expect(throws: TreeCopy.Changed.self) { try TreeCopy.copy(from: bundle, to: root + "/copy") }
+        #expect(!FileManager.default.fileExists(atPath: root + "/copy/res/id_ed25519"), "nothing of the user's folder was copied")
+        // A file swapped so: refused too.
+        try FileManager.default.removeItem(atPath: swapped)
+        let file = bundle + "/Info.plist"
+        TreeCopy.afterCheck { path in
+            guard path == file else { return }
+            unlink(file)
+            symlink(secretPath + "/id_ed25519", file)
+        }
+        #expect(throws: TreeCopy.Changed.self) { try TreeCopy.copy(from: bundle, to: root + "/again") }
+        let copied = try? String(contentsOfFile: root + "/again/Info.plist", encoding: .utf8)
+        #expect(copied != "key", "the user's file was not copied")
+        // The control: a link there before the check is copied as a link.
+        TreeCopy.afterCheck(nil)
+        symlink(secretPath, swapped)
+        try TreeCopy.copy(from: bundle, to: root + "/linked")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: root + "/linked/res") == secret)
+    }
 }

@@ -1,14 +1,25 @@
 import CKBShims
 import Glibc
+import Synchronization
 
 /// Copies a keyboard bundle's tree: folders, regular files and symbolic links (as links), and
-/// nothing else. Each file is opened without following a link and without waiting (a FIFO put in a
-/// file's place after it was checked left `kbhost install` blocked in the FIFO's open for good:
-/// twenty-second red team, F4), then checked for what it is through its descriptor.
+/// nothing else. Beneath the paths it is given, everything is opened relative to its folder's
+/// descriptor without following a link (O_NOFOLLOW, and O_DIRECTORY for folders): a folder swapped
+/// for a link to somewhere else between its check and its copy is refused, never followed (the
+/// copy went by path, so a keyboard that could write a bundle being installed could have had a
+/// folder of the user's copied into it, then read it there; a review). Each file is opened without
+/// waiting (a FIFO put in a file's place after it was checked left `kbhost install` blocked in the
+/// FIFO's open for good: twenty-second red team, F4), then checked for what it is through its descriptor.
 public enum TreeCopy {
     public struct NotAFile: Error, CustomStringConvertible {
         public let path: String
         public var description: String { "\(path): a FIFO or another special file, not a file, a folder or a symbolic link" }
+    }
+
+    /// A file, folder or link that became another kind of thing between its check and its copy.
+    public struct Changed: Error, CustomStringConvertible {
+        public let path: String
+        public var description: String { "\(path): changed while it was copied (a folder or file became a link, or the reverse)" }
     }
 
     /// A call that failed on `path`.
@@ -16,48 +27,86 @@ public enum TreeCopy {
         public let path: String, errno: Int32
     }
 
+    private static let afterCheck = Mutex<(@Sendable (String) -> Void)?>(nil)
+    /// For tests: `hook` is called with each source path after its kind was checked and before it is opened.
+    package static func afterCheck(_ hook: (@Sendable (String) -> Void)?) { afterCheck.withLock { $0 = hook } }
+
+    /// Copies `source` (a folder, a file or a link, its own path followed) to `destination`, which must not exist.
     public static func copy(from source: String, to destination: String) throws {
+        try copy(at: AT_FDCWD, source, into: AT_FDCWD, destination, shownAs: (source, destination))
+    }
+
+    /// `shownAs`: the source's and the destination's paths, for messages only.
+    private static func copy(at folder: Int32, _ name: String, into outFolder: Int32, _ outName: String,
+                             shownAs paths: (String, String)) throws {
+        let (path, outPath) = paths
         var st = stat()
-        guard lstat(source, &st) == 0 else { throw Failure(path: source, errno: errno) }
+        guard fstatat(folder, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { throw Failure(path: path, errno: errno) }
+        afterCheck.withLock { $0 }?(path)
         switch st.st_mode & S_IFMT {
         case S_IFDIR:
-            guard mkdir(destination, 0o755) == 0 else { throw Failure(path: destination, errno: errno) }
-            guard let dir = opendir(source) else { throw Failure(path: source, errno: errno) }
-            var names: [String] = []
-            while let entry = readdir(dir) {
-                let name = Sys.withEntryName(entry) { String(decoding: $0, as: UTF8.self) }
-                if name != "." && name != ".." { names.append(name) }
+            let input = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard input >= 0 else { throw changedOr(errno, path: path) }
+            defer { Sys.close(input) }
+            guard mkdirat(outFolder, outName, 0o755) == 0 else { throw Failure(path: outPath, errno: errno) }
+            let output = openat(outFolder, outName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard output >= 0 else { throw Failure(path: outPath, errno: errno) }
+            defer { Sys.close(output) }
+            for entry in try names(in: input, path: path) {
+                try copy(at: input, entry, into: output, entry, shownAs: (path + "/" + entry, outPath + "/" + entry))
             }
-            closedir(dir)
-            for name in names { try copy(from: source + "/" + name, to: destination + "/" + name) }
         case S_IFLNK:
             var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let n = readlink(source, &target, target.count - 1)
-            guard n >= 0 else { throw Failure(path: source, errno: errno) }
+            let n = readlinkat(folder, name, &target, target.count - 1)
+            guard n >= 0 else { throw errno == EINVAL ? Changed(path: path) : Failure(path: path, errno: errno) }
             target[n] = 0
-            guard symlink(target, destination) == 0 else { throw Failure(path: destination, errno: errno) }
+            guard symlinkat(target, outFolder, outName) == 0 else { throw Failure(path: outPath, errno: errno) }
         default:
-            try copyFile(from: source, to: destination)
+            try copyFile(at: folder, name, into: outFolder, outName, shownAs: paths)
         }
     }
 
-    static func copyFile(from source: String, to destination: String) throws {
-        let input = open(source, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
-        guard input >= 0 else { throw errno == ENXIO ? NotAFile(path: source) : Failure(path: source, errno: errno) }
+    /// ELOOP or ENOTDIR from an open that follows no link: what was checked is not what is there now.
+    private static func changedOr(_ code: Int32, path: String) -> any Error {
+        code == ELOOP || code == ENOTDIR ? Changed(path: path) : Failure(path: path, errno: code)
+    }
+
+    private static func names(in folder: Int32, path: String) throws -> [String] {
+        let listed = dup(folder)
+        guard listed >= 0 else { throw Failure(path: path, errno: errno) }
+        guard let dir = fdopendir(listed) else {
+            let code = errno
+            Sys.close(listed)
+            throw Failure(path: path, errno: code)
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = Sys.withEntryName(entry) { String(decoding: $0, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    private static func copyFile(at folder: Int32, _ name: String, into outFolder: Int32, _ outName: String,
+                                 shownAs paths: (String, String)) throws {
+        let (path, outPath) = paths
+        let input = openat(folder, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+        guard input >= 0 else { throw errno == ENXIO ? NotAFile(path: path) : changedOr(errno, path: path) }
         defer { Sys.close(input) }
         var st = stat()
-        guard fstat(input, &st) == 0 else { throw Failure(path: source, errno: errno) }
-        guard st.st_mode & S_IFMT == S_IFREG else { throw NotAFile(path: source) }
-        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 0o755)
-        guard output >= 0 else { throw Failure(path: destination, errno: errno) }
+        guard fstat(input, &st) == 0 else { throw Failure(path: path, errno: errno) }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw st.st_mode & S_IFMT == S_IFDIR ? Changed(path: path) : NotAFile(path: path) }
+        let output = openat(outFolder, outName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st.st_mode & 0o755)
+        guard output >= 0 else { throw Failure(path: outPath, errno: errno) }
         defer { Sys.close(output) }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n: Int
-            do { n = try buffer.withUnsafeMutableBytes { try Sys.read(input, into: $0) } } catch { throw Failure(path: source, errno: (error as? SystemError)?.errno ?? EIO) }
+            do { n = try buffer.withUnsafeMutableBytes { try Sys.read(input, into: $0) } } catch { throw Failure(path: path, errno: (error as? SystemError)?.errno ?? EIO) }
             if n == 0 { break }
             do { try buffer.withUnsafeBytes { try Sys.writeAll(output, UnsafeRawBufferPointer(rebasing: $0[..<n])) } } catch {
-                throw Failure(path: destination, errno: (error as? SystemError)?.errno ?? EIO)
+                throw Failure(path: outPath, errno: (error as? SystemError)?.errno ?? EIO)
             }
         }
     }
