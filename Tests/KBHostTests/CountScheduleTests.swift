@@ -21,4 +21,20 @@ struct CountScheduleTests {
         let later = Double(draws.filter { $0 > 10_000_000 && $0 <= 15_000_000 }.count) / Double(draws.filter { $0 > 10_000_000 }.count)
         #expect(abs(first - later) < 0.06, "\(first) \(later)")
     }
+
+    /// The wait to the next count is never longer than the pace (the time the keyboard's headroom takes to
+    /// fill at the assumed rate), as before the schedule was memoryless; after a slow count it grows
+    /// with what the count cost. (A mean of the pace itself let one wait in twenty run two to three paces.)
+    @Test func theWaitIsNeverLongerThanThePaceUnlessCountsAreSlow() {
+        let pace: Int64 = 90_000_000
+        let cheap = (0..<20_000).map { _ in Governor.countWait(pace: pace, cost: 100_000) }
+        #expect(cheap.max()! <= pace)
+        let average = Double(cheap.reduce(0, +)) / Double(cheap.count)
+        #expect(average > 0.25 * Double(pace) && average < 0.4 * Double(pace), "\(average)")
+        // A count that cost 20 ms: waits around 135 ms, up to three times that.
+        let slow = (0..<20_000).map { _ in Governor.countWait(pace: pace, cost: 20_000_000) }
+        #expect(slow.max()! <= 405_000_000 && slow.max()! > pace)
+        let slowAverage = Double(slow.reduce(0, +)) / Double(slow.count)
+        #expect(slowAverage > 110e6 && slowAverage < 140e6, "\(slowAverage)")
+    }
 }

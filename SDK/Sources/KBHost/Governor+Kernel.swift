@@ -193,15 +193,13 @@ extension Governor {
                         // Files on a tmpfs fill as fast as memory; locks at most about 60 MB/s.
                         let rate = w.tmpfsFolders.isEmpty ? Governor.assumedLockRate : Governor.assumedTouchRate
                         let pace = min(Governor.longestLockInterval, max(Int64(headroom / rate), Governor.shortestLockInterval))
-                        // Memoryless: the wait is drawn around the pace, or around the pause a slow count
-                        // earns (on average what `pause(after:)` gives), whichever is longer. A keyboard can
+                        // Memoryless (`countWait`): never longer than the pace, or around the pause a slow
+                        // count earns (on average what `pause(after:)` gives), whichever is longer. A keyboard can
                         // tell when a count ran (it is stopped for part of one, and may watch for SIGCONT);
                         // however long since, the next is as likely to come at once, so it has no window
                         // to hold files in between counts (a pause of four and a half times a count it had
                         // made slow left it sure of none for that long).
-                        let mean = max(pace, min(27 * count.heavyCost / 4, Governor.longestCountPause))
-                        w.nextCount = now + (count.unpaused ? Governor.shortestLockInterval
-                                                            : Governor.memoryless(mean: mean, atLeast: Governor.shortestLockInterval))
+                        w.nextCount = now + (count.unpaused ? Governor.shortestLockInterval : Governor.countWait(pace: pace, cost: count.heavyCost))
                     }
                     if count.sockets != nil || count.socketCost > 0 {
                         // A queue fills as fast as memory: the nearer the budget, the sooner the next count.

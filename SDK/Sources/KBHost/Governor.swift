@@ -156,6 +156,16 @@ public final class Governor: @unchecked Sendable {
     /// A wait drawn from an exponential distribution of mean `mean`, at least `atLeast` and at most
     /// three means: memoryless, so that however long since the last count, the next is as likely to
     /// come at once, and knowing when one ran tells nothing of when the next comes.
+    /// The wait to a keyboard's next count of its files: memoryless, with a mean of a third of its
+    /// `pace` (the time its headroom takes to fill at the assumed rate) so that the longest wait is
+    /// that pace, as when the wait was drawn between half the pace and the whole (a mean of the pace
+    /// itself let one wait in twenty run two to three paces, and a keyboard filling its files that
+    /// much further past its budget; a review) — or, after a slow count, of what the count cost
+    /// (about a fifth of a core at most for a keyboard's counts, up to a quarter second).
+    static func countWait(pace: Int64, cost: Int64) -> Int64 {
+        memoryless(mean: max(pace / 3, min(27 * cost / 4, longestCountPause)), atLeast: shortestLockInterval)
+    }
+
     static func memoryless(mean: Int64, atLeast: Int64) -> Int64 {
         let u = Double.random(in: Double.leastNonzeroMagnitude ..< 1)
         return min(max(Int64(-log(u) * Double(mean)), atLeast), 3 * max(mean, atLeast))
