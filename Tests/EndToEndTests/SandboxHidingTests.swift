@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import KBHost
 import KBSystem
+import Synchronization
 import Testing
 
 /// Memory the seventh red team held out of the governor's sight, closed: a thread with a
@@ -419,5 +420,52 @@ extension SandboxTests {
         let again = try unstoppableRun("unstoppable 5 size 0 ", budget: 48, home: home)
         #expect(again.failure?.contains("could not be paused to count its descriptors and mappings for over 1.0 s in all within 10 s") == true,
                 "\(again.failure ?? again.text)")
+    }
+}
+extension SandboxTests {
+    /// One counting thread counts every keyboard. It used to wait up to 0.1 s for each stop of a keyboard
+    /// that kept a thread in a call the kernel does not interrupt, and to ask again 2 ms later: the other
+    /// keyboards were counted in between only, their counts up to 0.26 s apart (twenty-third red team), so
+    /// a second keyboard of the same author filled its files that much longer before its kill. A stop is
+    /// now asked and read once it has come, the others counted meanwhile. Here a real process under a
+    /// 48 MiB budget with a folder on a tmpfs (counted about every 5 ms) is counted as often while the
+    /// hostile keyboard keeps its stops waiting as before it did (the control).
+    @Test(.enabled(if: TmpfsUsage.isTmpfs("/dev/shm"), "needs /dev/shm on a tmpfs"))
+    func aKeyboardKeepingItsStopsWaitingDelaysNoOtherKeyboardsCounts() throws {
+        let home = "/dev/shm/kbhost-unstoppable-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let folder = home + "-other"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { Fixtures.removeTree(home); Fixtures.removeTree(folder) }
+        let other = try Spawn.spawn(path: "/bin/sleep", arguments: ["sleep", "30"], environment: [], files: [])
+        let otherfd = try Sys.pidfdOpen(other)
+        defer {
+            _ = try? Sys.pidfdSendSignal(otherfd, SIGKILL)
+            _ = try? Sys.reap(pidfd: otherfd, wait: true)
+            Governor.shared.unwatch(pid: other)
+            Sys.close(otherfd)
+        }
+        Governor.shared.watch(pid: other, pidfd: otherfd, budget: 48 << 20)
+        Governor.shared.countHeld(of: other, folders: [folder], sockets: false)
+        usleep(100_000)
+        func counted(during microseconds: UInt32) -> Int {
+            let before = Governor.shared.heavyCounts(of: other)
+            usleep(microseconds)
+            return Governor.shared.heavyCounts(of: other) - before
+        }
+        let control = counted(during: 500_000)
+        #expect(control >= 25, "the control: counted \(control) times in 0.5 s")
+        // The hostile keyboard keeps its stops waiting (two calls of ~0.45 s each) on a thread of its own.
+        let stalling = DispatchSemaphore(value: 0)
+        let outcome = Mutex<String>("")
+        Thread.detachNewThread {
+            let run = try? self.unstoppableRun("unstoppable 2 size 0 ", budget: 48, home: home)
+            outcome.withLock { $0 = run.map { $0.failure ?? $0.text } ?? "no session" }
+            stalling.signal()
+        }
+        usleep(250_000)  // its session started and its first long call begun
+        let meanwhile = counted(during: 500_000)
+        stalling.wait()
+        #expect(outcome.withLock { $0 }.contains("unstoppable"), "the keyboard ran its stalls: \(outcome.withLock { $0 })")
+        #expect(meanwhile * 2 >= control, "counted \(meanwhile) times in 0.5 s meanwhile, against \(control) before")
     }
 }

@@ -62,16 +62,20 @@ extension Governor {
             // slow waits longer itself; neither another keyboard's counts (one keyboard's slow counts
             // had made another's kill come 70 MiB late in attach, tenth red team, L2) nor its own
             // sockets' wait for them.
+            let beingStopped = stopping.withLock { Set($0.keys) }
             let (watched, anyWatched) = state.withLock { watches in
-                (watches.filter { $0.value.kill == nil && ($0.value.nextCount <= start || $0.value.socketsDue(at: start)) }.map { pid, w in
-                    (pid, w.process, (w.tmpfsFolders, w.trackedFiles), w.nextCount <= start, w.socketsDue(at: start), w.countsSockets, w.relay)
+                (watches.filter { pid, w in
+                    w.kill == nil && ((w.nextCount <= start && !beingStopped.contains(pid)) || w.socketsDue(at: start))
+                }.map { pid, w in
+                    (pid, w.process, (w.tmpfsFolders, w.trackedFiles), w.nextCount <= start && !beingStopped.contains(pid),
+                     w.socketsDue(at: start), w.countsSockets, w.relay)
                 }, watches.contains { $0.value.kill == nil })
             }
-            guard anyWatched else {
+            guard anyWatched || !beingStopped.isEmpty else {
                 kernelWake.wait()  // nothing to watch: sleep until something is
                 continue
             }
-            let counts = watched.map { pid, process, tmpfs, heavyDue, socketsDue, openAccess, relay -> Count in
+            var counts = watched.map { pid, process, tmpfs, heavyDue, socketsDue, openAccess, relay -> Count in
                 // Its number stays its own until this count ends (`process` holds it): the owner closing its
                 // pidfd as the keyboard ends could have let the number become another keyboard's, stopped here.
                 let pidfd = process.fd
@@ -82,38 +86,22 @@ extension Governor {
                 if heavyDue {
                     let began = Sys.monotonicNanoseconds()
                     let used = Governor.usage(of: folders, tracked: tracked)
-                    var files = (bytes: used.bytes, entries: used.entries, unreadable: 0)
-                    var mappings = (count: 0, sockets: 0, cut: false)
-                    // Time waiting for it to stop is not the count's cost: a keyboard that delayed its stops
-                    // had its next counts spaced by that wait (twenty-second red team).
-                    var waitedForStop: Int64 = 0
+                    let walked = (bytes: used.bytes, entries: used.entries, unreadable: 0)
                     // Files there it unlinked but holds open or mapped (red team 6, R6-1); with open access,
                     // a socket it mapped, which stays open with no descriptor (tenth red team, N4). Its
                     // descriptors and mappings are read with it stopped: neither listing is a snapshot, and
-                    // a mapping moved nonstop was missed by most counts (twenty-first red team, F2).
-                    if !folders.isEmpty || openAccess {
-                        let devices = UnnamedFiles.devices(of: folders)  // (none: only its mappings are read)
-                        let outcome = ProcessPause.whileStopped(pid: pid, pidfd: pidfd, within: Governor.pauseWait, waited: &waitedForStop, {
-                            UnnamedFiles.held(by: pid, on: devices, mappingLimit: Governor.mappingLimit)
-                        })
-                        switch outcome {
-                        case .read(let unnamed), .notStopped(let unnamed):
-                            // Not stopped in time, it is read all the same with every thread that could stop
-                            // stopped: what it held unnamed was not counted at all then, and a keyboard that
-                            // kept one thread in a long write to a deleted file grew it unseen (a review).
-                            if let unnamed {
-                                files = (files.bytes + unnamed.bytes, files.entries + unnamed.files, unnamed.unreadable)
-                                mappings = (unnamed.mappings, unnamed.sockets, unnamed.listingCut)
-                            }
-                        }
-                        if case .notStopped = outcome {
-                            count.unpaused = true
-                            count.stopWait = waitedForStop
-                        }
+                    // a mapping moved nonstop was missed by most counts (twenty-first red team, F2). The stop
+                    // is asked here and read once it has come (`finishStops`): the other keyboards are
+                    // counted meanwhile.
+                    let devices = UnnamedFiles.devices(of: folders)  // (none: only its mappings are read)
+                    if !folders.isEmpty || openAccess, let stop = ProcessPause.Stop.begin(pid: pid, pidfd: pidfd, within: Governor.pauseWait) {
+                        stopping.withLock { $0[pid] = PendingStop(stop: stop, process: process, devices: devices, walked: walked,
+                                                                  walkCost: Sys.monotonicNanoseconds() - began) }
+                    } else {
+                        count.heavy = Governor.finishHeavy(pid: pid, devices: devices, walked: walked,
+                                                           readsUnnamed: !folders.isEmpty || openAccess)
+                        count.heavyCost = Sys.monotonicNanoseconds() - began
                     }
-                    let locks = Descriptors.read(pid: pid)?.locks ?? 0
-                    count.heavy = (locks, files, mappings)
-                    count.heavyCost = Sys.monotonicNanoseconds() - began - waitedForStop
                 }
                 if socketsDue {
                     let began = Sys.monotonicNanoseconds()
@@ -133,6 +121,7 @@ extension Governor {
                 withExtendedLifetime(process) {}
                 return count
             }
+            counts += finishStops(generation: generation)
             counting.withLock { if $0.generation == generation { $0.pid = 0 } }
             guard counting.withLock({ $0.generation }) == generation else { return }  // replaced while it was stuck
             let now = Sys.monotonicNanoseconds()
@@ -140,13 +129,15 @@ extension Governor {
                 var changed = false
                 for count in counts {
                     guard var w = watches[count.pid], w.kill == nil else { continue }
-                    // Not stopped in time: it was read as it was, and the next count comes soon; one that keeps
-                    // its stops waiting more than `pauseLimit` in all over `pauseWindow` is ended, however it
-                    // spaces them (a limit on waits in a row let it wait 0.9 s, stop once, and wait again; a
-                    // review). Each wait is short, so that a keyboard keeping a thread in a long call cannot hold
-                    // up the counts of the others (twenty-second red team: one that stalled its stop 0.84 s a
-                    // count let another grow its files 240-850 MiB past its budget meanwhile).
-                    if count.unpaused {
+                    if count.heavy != nil { w.heavyCounts += 1 }
+                    // Not stopped in time: it was read as it was; one that keeps its stops waiting more than
+                    // `pauseLimit` in all over `pauseWindow` is ended, however it spaces them (a limit on waits
+                    // in a row let it wait 0.9 s, stop once, and wait again; a review), and whether or not they
+                    // came in the end (waits of 90 ms that ended in a stop were not counted; the same review). No other keyboard's count
+                    // waits for its stop (`finishStops`): the twenty-second red team let one grow its files
+                    // 240-850 MiB past its budget while another stalled its stops 0.84 s a count, and the
+                    // twenty-third, with waits of 0.1 s, spaced the other's counts up to 0.26 s apart.
+                    if count.unpaused || count.stopWait > Governor.chargedStopWait {
                         w.unstopped.removeAll { now - $0.at > Governor.pauseWindow }
                         w.unstopped.append((now, count.stopWait))
                         if w.unstopped.reduce(0, { $0 + $1.waited }) > Governor.pauseLimit {
@@ -199,7 +190,7 @@ extension Governor {
                         // however long since, the next is as likely to come at once, so it has no window
                         // to hold files in between counts (a pause of four and a half times a count it had
                         // made slow left it sure of none for that long).
-                        w.nextCount = now + (count.unpaused ? Governor.shortestLockInterval : Governor.countWait(pace: pace, cost: count.heavyCost))
+                        w.nextCount = now + Governor.countWait(pace: pace, cost: count.heavyCost)
                     }
                     if count.sockets != nil || count.socketCost > 0 {
                         // A queue fills as fast as memory: the nearer the budget, the sooner the next count.
@@ -215,9 +206,78 @@ extension Governor {
             let next = state.withLock { watches in
                 watches.values.filter { $0.kill == nil }.map { $0.countsSockets ? min($0.nextCount, $0.nextSocketCount) : $0.nextCount }.min()
             }
-            let wait = max((next ?? 0) - Sys.monotonicNanoseconds(), 200_000)
+            var wait = max((next ?? 0) - Sys.monotonicNanoseconds(), 200_000)
+            // A stop asked and not yet come: looked at again soon (`ProcessPause.backoff`).
+            if let oldest = stopping.withLock({ $0.values.map(\.stop.asked).min() }) {
+                let waited = Sys.monotonicNanoseconds() - oldest
+                if waited < 200_000 {  // its threads stop within microseconds: a keyboard is not kept stopped for a timer's slack
+                    sched_yield()
+                    continue
+                }
+                wait = min(wait, Int64(ProcessPause.backoff(waited: waited)) * 1000)
+            }
             _ = kernelWake.wait(timeout: .now() + .nanoseconds(Int(wait)))
         }
+    }
+
+    /// A keyboard asked to stop for its count, and what that count has found so far.
+    struct PendingStop: Sendable {
+        var stop: ProcessPause.Stop
+        /// Its pidfd, the governor's own, for as long as the stop lasts.
+        let process: OwnedDescriptor
+        let devices: [UInt64]
+        let walked: (bytes: Int, entries: Int, unreadable: Int)
+        let walkCost: Int64
+    }
+
+    /// The stops asked that have come (or whose deadline passed): each keyboard read then, let go on,
+    /// and its count returned. Any counting thread of the current generation finishes them (one left
+    /// behind, stuck in a call, leaves its stops to its successor).
+    func finishStops(generation: Int) -> [Count] {
+        var done: [Count] = []
+        while true {
+            let now = Sys.monotonicNanoseconds()
+            // One at a time, taken out under the lock: no two threads read or continue the same one.
+            let next = stopping.withLock { stops -> PendingStop? in
+                for (pid, var pending) in stops {
+                    let came = pending.stop.check()
+                    stops[pid] = pending
+                    if came || pending.stop.expired(at: now) { return stops.removeValue(forKey: pid) }
+                }
+                return nil
+            }
+            guard let pending = next else { return done }
+            let pid = pending.stop.pid
+            counting.withLock { if $0.generation == generation { $0 = (pid, Sys.monotonicNanoseconds(), generation) } }
+            let began = Sys.monotonicNanoseconds()
+            var count = Count(pid: pid)
+            // Not stopped by its deadline, it is read all the same, with every thread that could stop
+            // stopped (a thread inside one call changes no mapping and opens no descriptor until that
+            // call returns): what it held unnamed was not counted at all then, and a keyboard that kept
+            // one thread in a long write to a deleted file grew it unseen (a review).
+            count.heavy = Governor.finishHeavy(pid: pid, devices: pending.devices, walked: pending.walked, readsUnnamed: true)
+            pending.stop.end(pidfd: pending.process.fd)
+            count.unpaused = !pending.stop.stopped
+            count.stopWait = began - pending.stop.asked
+            // Time waiting for it to stop is not the count's cost: a keyboard that delayed its stops had
+            // its next counts spaced by that wait (twenty-second red team).
+            count.heavyCost = pending.walkCost + Sys.monotonicNanoseconds() - began
+            done.append(count)
+        }
+    }
+
+    /// The rest of a count of its locks, files and mappings: what it holds unnamed (when `readsUnnamed`)
+    /// added to what the walk of its folders found, and its locks.
+    static func finishHeavy(pid: Int32, devices: [UInt64], walked: (bytes: Int, entries: Int, unreadable: Int),
+                            readsUnnamed: Bool) -> (locks: Int, files: (bytes: Int, entries: Int, unreadable: Int),
+                                                    mappings: (count: Int, sockets: Int, cut: Bool)) {
+        var files = walked
+        var mappings = (count: 0, sockets: 0, cut: false)
+        if readsUnnamed, let unnamed = UnnamedFiles.held(by: pid, on: devices, mappingLimit: Governor.mappingLimit) {
+            files = (files.bytes + unnamed.bytes, files.entries + unnamed.files, unnamed.unreadable)
+            mappings = (unnamed.mappings, unnamed.sockets, unnamed.listingCut)
+        }
+        return (Descriptors.read(pid: pid)?.locks ?? 0, files, mappings)
     }
 
     /// What `folders` on a tmpfs hold, walked together up to one more entry than a keyboard may keep,

@@ -153,9 +153,6 @@ public final class Governor: @unchecked Sendable {
     /// count take 2.3 s, and 16,300 still kept the counting thread busy most of a core (tenth red
     /// team, L2); each mapping may also hold a file open, and its flock (N5).
     public static let mappingLimit = 4_096
-    /// A wait drawn from an exponential distribution of mean `mean`, at least `atLeast` and at most
-    /// three means: memoryless, so that however long since the last count, the next is as likely to
-    /// come at once, and knowing when one ran tells nothing of when the next comes.
     /// The wait to a keyboard's next count of its files: memoryless, with a mean of a third of its
     /// `pace` (the time its headroom takes to fill at the assumed rate) so that the longest wait is
     /// that pace, as when the wait was drawn between half the pace and the whole (a mean of the pace
@@ -166,6 +163,9 @@ public final class Governor: @unchecked Sendable {
         memoryless(mean: max(pace / 3, min(27 * cost / 4, longestCountPause)), atLeast: shortestLockInterval)
     }
 
+    /// A wait drawn from an exponential distribution of mean `mean`, at least `atLeast` and at most
+    /// three means: memoryless, so that however long since the last count, the next is as likely to
+    /// come at once, and knowing when one ran tells nothing of when the next comes.
     static func memoryless(mean: Int64, atLeast: Int64) -> Int64 {
         let u = Double.random(in: Double.leastNonzeroMagnitude ..< 1)
         return min(max(Int64(-log(u) * Double(mean)), atLeast), 3 * max(mean, atLeast))
@@ -177,6 +177,8 @@ public final class Governor: @unchecked Sendable {
     /// The longest a keyboard may keep its counts waiting for it to stop, in all over `pauseWindow`, before it is ended.
     static let pauseLimit: Int64 = 1_000_000_000  // 1 s
     static let pauseWindow: Int64 = 10_000_000_000  // 10 s
+    /// A wait for a stop longer than this counts toward `pauseLimit` even when the stop came.
+    static let chargedStopWait: Int64 = 20_000_000  // 20 ms
     /// The longest the counting thread waits because its last count was slow.
     static let longestCountPause: Int64 = 250_000_000  // 0.25 s
     /// The longest one process's count may take before the governor ends that process and counts
@@ -226,6 +228,8 @@ public final class Governor: @unchecked Sendable {
         var relay: Relay?
         var tmpfsBytes = 0
         var tmpfsEntries = 0
+        /// How many counts of its locks, files and mappings were taken (for tests).
+        var heavyCounts = 0
         /// When counts could not stop it (`Governor.pauseWait`) over the last `Governor.pauseWindow`, and how long each waited.
         var unstopped: [(at: Int64, waited: Int64)] = []
         /// When a sample first found its main thread ended with others running on.
@@ -270,6 +274,8 @@ public final class Governor: @unchecked Sendable {
     /// The counting thread's progress: the process it is counting and since when (pid 0: between
     /// counts), and which thread counts (a stalled one is left behind: `watchCounting`).
     let counting = Mutex<(pid: Int32, since: Int64, generation: Int)>((0, 0, 0))
+    /// Keyboards asked to stop for a count and not yet read (`finishStops`).
+    let stopping = Mutex<[Int32: PendingStop]>([:])
     /// For tests: a count of these processes blocks, as a call that never returns would.
     static let stalledCountsForTests = Mutex<Set<Int32>>([])
     /// For tests: from now on a count of `pid` blocks (until `stalls` is false), as a call that never returns would.
@@ -353,6 +359,9 @@ public final class Governor: @unchecked Sendable {
         let removed = state.withLock { $0.removeValue(forKey: pid) }  // its relay closes once no count holds it
         return removed?.kill
     }
+
+    /// How many counts of a watched process's locks, files and mappings were taken so far.
+    package func heavyCounts(of pid: Int32) -> Int { state.withLock { $0[pid]?.heavyCounts ?? 0 } }
 
     /// The kill of a watched process, if the governor killed it.
     public func kill(of pid: Int32) -> MemoryKill? { state.withLock { $0[pid]?.kill } }

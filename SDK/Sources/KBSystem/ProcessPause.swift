@@ -16,34 +16,77 @@ public enum ProcessPause {
         case notStopped(T)
     }
 
+    /// A stop asked of a process (SIGSTOP through its pidfd) and not yet ended: whoever holds it
+    /// checks, without waiting, whether every thread has stopped, reads the process once it has (or at
+    /// its deadline), and ends it (SIGCONT). The governor's one counting thread counts the other
+    /// keyboards meanwhile: a keyboard that kept its stops from coming held up their counts for as
+    /// long (twenty-second and twenty-third red teams).
+    public struct Stop: Sendable {
+        public let pid: Int32
+        public let asked: Int64, deadline: Int64
+        /// Threads seen stopped: a thread once stopped stays so until the SIGCONT, and is not read again.
+        private var known = Set<Int32>()
+        public private(set) var stopped = false
+
+        /// Stops `pid`; nil if the signal could not be sent (a process gone, or not ours to stop).
+        public static func begin(pid: Int32, pidfd: Int32, within nanoseconds: Int64) -> Stop? {
+            guard (try? Sys.pidfdSendSignal(pidfd, SIGSTOP)) != nil else { return nil }
+            let now = Sys.monotonicNanoseconds()
+            return Stop(pid: pid, asked: now, deadline: now + nanoseconds)
+        }
+
+        private init(pid: Int32, asked: Int64, deadline: Int64) {
+            (self.pid, self.asked, self.deadline) = (pid, asked, deadline)
+        }
+
+        /// Whether every thread has stopped (or is gone) by now. Threads seen stopped are not read
+        /// again while others are awaited, but the last look reads every one: the process may have let
+        /// them go on meanwhile (a SIGCONT it sent itself from a thread not yet stopped, in a call the
+        /// kernel does not interrupt: a review).
+        public mutating func check() -> Bool {
+            guard !stopped, ProcessPause.allStopped(pid, known: &known) else { return stopped }
+            var fresh = Set<Int32>()
+            stopped = ProcessPause.allStopped(pid, known: &fresh)
+            known = fresh
+            return stopped
+        }
+
+        /// Whether its deadline has passed.
+        public func expired(at now: Int64) -> Bool { now > deadline }
+
+        /// Lets it go on.
+        public func end(pidfd: Int32) { _ = try? Sys.pidfdSendSignal(pidfd, SIGCONT) }
+    }
+
     /// Runs `body` with `pid` stopped, then lets it go on (SIGCONT); `waited` is how long it took to stop.
     /// A process not stopped within `nanoseconds` is read as it is then (`Outcome.notStopped`).
     public static func whileStopped<T>(pid: Int32, pidfd: Int32, within nanoseconds: Int64, waited: inout Int64,
                                        _ body: () -> T) -> Outcome<T> {
-        do { try Sys.pidfdSendSignal(pidfd, SIGSTOP) } catch { return .read(body()) }  // (a process not ours to stop: read as is)
-        defer { _ = try? Sys.pidfdSendSignal(pidfd, SIGCONT) }
-        let start = Sys.monotonicNanoseconds(), deadline = start + nanoseconds
-        var stopped = Set<Int32>()
-        var waits = 0
-        // Its threads stop within microseconds, as each leaves the kernel; one that does not is in a
-        // long call, so the wait grows (up to a millisecond) and only threads not yet seen stopped
-        // are read again: a keyboard of 240 threads made the host spend two thirds of a core on the
-        // wait (twenty-second red team). A thread once stopped stays so until the SIGCONT below.
-        while !allStopped(pid, known: &stopped) {
-            if Sys.monotonicNanoseconds() > deadline {
-                waited = Sys.monotonicNanoseconds() - start
+        guard var stop = Stop.begin(pid: pid, pidfd: pidfd, within: nanoseconds) else { return .read(body()) }  // (a process not ours to stop: read as is)
+        defer { stop.end(pidfd: pidfd) }
+        while !stop.check() {
+            let now = Sys.monotonicNanoseconds()
+            if stop.expired(at: now) {
+                waited = now - stop.asked
                 return .notStopped(body())
             }
-            waits += 1
-            if waits < 20 { sched_yield() } else { usleep(UInt32(min(100 << ((waits - 20) / 8), 1000))) }
+            usleep(backoff(waited: now - stop.asked))
         }
-        waited = Sys.monotonicNanoseconds() - start
+        waited = Sys.monotonicNanoseconds() - stop.asked
         return .read(body())
+    }
+
+    /// How long to wait before looking again at a stop asked `waited` ago: its threads stop within
+    /// microseconds, as each leaves the kernel; one that does not is in a long call, so the wait grows
+    /// to a millisecond (a keyboard of 240 threads made the host spend two thirds of a core on a
+    /// wait that read each thread's state every 0.1 ms: twenty-second red team).
+    public static func backoff(waited: Int64) -> UInt32 {
+        waited < 1_000_000 ? 50 : waited < 10_000_000 ? 200 : 1000
     }
 
     /// Whether every thread of `pid` is stopped (or gone): the state after the name in each
     /// /proc/PID/task/TID/stat (whose name, in parentheses, may hold anything: the last ")" ends it).
-    /// `known`: threads already seen stopped, not read again.
+    /// `known`: threads already seen stopped, not read again (those seen stopped now are added).
     static func allStopped(_ pid: Int32, known: inout Set<Int32>) -> Bool {
         guard let dir = opendir("/proc/\(pid)/task") else { return true }  // gone
         defer { closedir(dir) }
