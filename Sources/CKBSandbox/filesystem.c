@@ -128,9 +128,18 @@ static int plan_add(struct plan *p, const char *path, int kind, char *err, size_
         return 0;
     }
     s->directory = S_ISDIR(st.st_mode);
-    s->fd = (int)syscall(SYS_open_tree, AT_FDCWD, clean, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+    // No link followed, and the same file as checked: a folder swapped for a link since the lstat
+    // above is refused, never mounted from wherever the link leads (twenty-third red team, read).
+    s->fd = (int)syscall(SYS_open_tree, AT_FDCWD, clean, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
     if (s->fd < 0) {
         kbh_say(err, size, "sandbox: cannot take %s into the keyboard's namespace: %s", clean, strerror(errno));
+        return -1;
+    }
+    struct stat now;
+    if (fstat(s->fd, &now) < 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
+        kbh_say(err, size, "sandbox: %s changed while the keyboard's namespace was made (a folder or file replaced, or a link put in its place)", clean);
+        close(s->fd);
+        s->fd = -1;
         return -1;
     }
     struct kbh_mount_attr attr = { .attr_set = KBH_MOUNT_ATTR_NOSUID };
