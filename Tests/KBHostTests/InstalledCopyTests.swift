@@ -77,4 +77,28 @@ struct InstalledCopyTests {
         entry.source = "bundled"
         #expect(InstalledCopy.staleness(of: entry, installation: installation, currentDirectory: "/") == nil)
     }
+
+    /// The folder an installed copy came from belongs to whoever gave the bundle. A FIFO put in its
+    /// library's place (the same size as the installed one: both empty here) left `kbhost type` and
+    /// `attach` blocked for good in its open while they checked whether the copy was stale
+    /// (twenty-third red team, D). It is opened without waiting now, and is no library. The control:
+    /// the same comparison with a regular file answers too.
+    @Test func aFifoInTheSourceFolderDoesNotHangTheCheck() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let entry = try world(built: "", installed: "")
+        #expect(InstalledCopy.staleness(of: entry, installation: installation, currentDirectory: "/") == nil, "the control: same bytes")
+        // Both a FIFO, so that no check of their kinds tells them apart first (the race that put one in
+        // place between such a check and the open is the red team's; here it is in place from the start).
+        for library in [root + "/package/.build/debug/libK.so", root + "/home/Keyboards/dev.example.K/libK.so"] {
+            try FileManager.default.removeItem(atPath: library)
+            #expect(mkfifo(library, 0o600) == 0)
+        }
+        let answered = DispatchSemaphore(value: 0)
+        let installation = installation
+        Thread.detachNewThread {
+            _ = InstalledCopy.staleness(of: entry, installation: installation, currentDirectory: "/")
+            answered.signal()
+        }
+        #expect(answered.wait(timeout: .now() + 20) == .success, "the check answered (a FIFO's open never would)")
+    }
 }

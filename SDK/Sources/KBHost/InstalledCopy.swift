@@ -78,12 +78,6 @@ public enum InstalledCopy {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date) ?? .distantPast
     }
 
-    /// Byte for byte (a size that differs answers at once).
-    static func sameContents(_ a: String, _ b: String) -> Bool {
-        let fm = FileManager.default
-        guard let sa = (try? fm.attributesOfItem(atPath: a))?[.size] as? Int,
-              let sb = (try? fm.attributesOfItem(atPath: b))?[.size] as? Int else { return false }
-        guard sa == sb else { return false }
-        return fm.contentsEqual(atPath: a, andPath: b)
-    }
+    /// Byte for byte, each a regular file opened without waiting (`NoFollowFile.sameContents`).
+    static func sameContents(_ a: String, _ b: String) -> Bool { NoFollowFile.sameContents(a, b) }
 }

@@ -18,4 +18,41 @@ public enum NoFollowFile {
         var st = stat()
         return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFREG
     }
+
+    /// Whether two files hold the same bytes (a size that differs answers at once). Each is opened
+    /// without waiting and must be a regular file: a FIFO swapped in for a library in a folder someone
+    /// else owns left `kbhost type` and `attach` blocked in its open for good, checking whether the
+    /// installed copy was stale (twenty-third red team, D). A link is resolved first, and the file
+    /// it leads to opened without following another.
+    public static func sameContents(_ a: String, _ b: String) -> Bool {
+        let first = openRegular(a), second = openRegular(b)
+        defer {
+            if first >= 0 { Sys.close(first) }
+            if second >= 0 { Sys.close(second) }
+        }
+        guard first >= 0, second >= 0 else { return false }
+        var sa = stat(), sb = stat()
+        guard fstat(first, &sa) == 0, fstat(second, &sb) == 0, sa.st_size == sb.st_size else { return false }
+        var x = [UInt8](repeating: 0, count: 1 << 16), y = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            guard let n = try? x.withUnsafeMutableBytes({ try Sys.read(first, into: $0) }),
+                  let m = try? y.withUnsafeMutableBytes({ try Sys.read(second, into: $0) }), n == m else { return false }
+            if n == 0 { return true }
+            guard x[..<n] == y[..<m] else { return false }
+        }
+    }
+
+    /// A descriptor of the regular file at `path` (a link resolved first), opened without waiting, or -1.
+    static func openRegular(_ path: String) -> Int32 {
+        guard let resolved = realpath(path, nil) else { return -1 }
+        defer { free(resolved) }
+        let fd = open(resolved, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return -1 }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+            Sys.close(fd)
+            return -1
+        }
+        return fd
+    }
 }
