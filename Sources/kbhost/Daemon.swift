@@ -15,9 +15,18 @@ enum DaemonPaths {
         return "/tmp/kbhost-\(getuid())"
     }
     static var socket: String { directory + "/control" }
-    /// Whether a daemon takes connections now (a stuck one, whose backlog is full, does not).
+    /// Whether the folder is itself (no link) a folder of this user's that only this user may enter.
+    /// Without XDG_RUNTIME_DIR it is /tmp/kbhost-UID, a name any user of the machine may take first:
+    /// nothing in a folder that is not private is trusted (twenty-third red team, E and F).
+    static var isPrivate: Bool {
+        guard let folder = try? Sys.linkStatus(directory) else { return false }
+        return folder.st_mode & S_IFMT == S_IFDIR && folder.st_uid == getuid() && folder.st_mode & 0o077 == 0
+    }
+    static let notPrivate = "is not a folder of your own that only you may enter"
+    /// Whether a daemon takes connections now (a stuck one, whose backlog is full, does not); only
+    /// in a private folder (a socket another user put there is not a daemon of this user's).
     static var answers: Bool {
-        guard case .success(let fd) = UnixSocket.connect(socket, timeoutMilliseconds: 100) else { return false }
+        guard isPrivate, case .success(let fd) = UnixSocket.connect(socket, timeoutMilliseconds: 100) else { return false }
         Sys.close(fd)
         return true
     }
@@ -197,6 +206,12 @@ struct Serve: ParsableCommand {
         var logger = Logger(label: "kbhost.serve") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         if stop {
+            // Its lock names the pid to end: read only from a folder no one else may write (another user
+            // made /tmp/kbhost-UID, wrote a victim's pid there and held the lock: SIGTERM went to that pid).
+            if FileManager.default.fileExists(atPath: directory), !DaemonPaths.isPrivate {
+                throw exitWithError("\(directory) \(DaemonPaths.notPrivate); kbhost serve --stop trusts nothing in it",
+                                    status: Kbhost.Exit.refused)
+            }
             guard let how = DaemonServer.end(path: path, lock: DaemonPaths.lock) else {
                 throw exitWithError("no kbhost daemon answers on \(path)", status: Kbhost.Exit.refused)
             }
@@ -204,10 +219,17 @@ struct Serve: ParsableCommand {
         }
         do {
             try AtomicFile.makeDirectory(directory)
-            try? Sys.changeMode(directory, 0o700)
-            let folder = try Sys.linkStatus(directory)
-            guard folder.st_mode & S_IFMT == S_IFDIR, folder.st_uid == getuid(), folder.st_mode & 0o077 == 0 else {
-                throw exitWithError("\(directory) is not a folder of your own that only you may enter; kbhost serve will not listen there",
+            // Made private through a descriptor of the folder itself, once it is known to be the user's own:
+            // a chmod by path followed a link another user had put at /tmp/kbhost-UID to one of the user's
+            // files or folders (twenty-third red team, E).
+            let folder = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            var status = stat()
+            if folder >= 0 {
+                if fstat(folder, &status) == 0 && status.st_uid == getuid() { _ = fchmod(folder, 0o700) }
+                Sys.close(folder)
+            }
+            guard DaemonPaths.isPrivate else {
+                throw exitWithError("\(directory) \(DaemonPaths.notPrivate); kbhost serve will not listen there",
                                     status: Kbhost.Exit.refused)
             }
         } catch let error as SystemError { throw exitWithError("\(error)", status: Kbhost.Exit.refused) }
