@@ -222,12 +222,7 @@ struct Serve: ParsableCommand {
             // Made private through a descriptor of the folder itself, once it is known to be the user's own:
             // a chmod by path followed a link another user had put at /tmp/kbhost-UID to one of the user's
             // files or folders (twenty-third red team, E).
-            let folder = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            var status = stat()
-            if folder >= 0 {
-                if fstat(folder, &status) == 0 && status.st_uid == getuid() { _ = fchmod(folder, 0o700) }
-                Sys.close(folder)
-            }
+            AtomicFile.makePrivate(directory)
             guard DaemonPaths.isPrivate else {
                 throw exitWithError("\(directory) \(DaemonPaths.notPrivate); kbhost serve will not listen there",
                                     status: Kbhost.Exit.refused)

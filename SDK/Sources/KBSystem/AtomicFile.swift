@@ -41,6 +41,16 @@ public enum AtomicFile {
     }
 
     /// Creates a folder and its parents (mode 0700 for new ones).
+    /// Makes the folder at `path` 0700 through a descriptor of the folder itself (no link followed),
+    /// and only when it belongs to this user: a chmod by path follows a link someone else put there.
+    public static func makePrivate(_ path: String) {
+        let folder = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard folder >= 0 else { return }
+        defer { Sys.close(folder) }
+        var status = stat()
+        if fstat(folder, &status) == 0 && status.st_uid == getuid() { _ = fchmod(folder, 0o700) }
+    }
+
     public static func makeDirectory(_ path: String) throws {
         var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
