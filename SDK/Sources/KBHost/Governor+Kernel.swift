@@ -258,7 +258,9 @@ extension Governor {
             count.heavy = Governor.finishHeavy(pid: pid, devices: pending.devices, walked: pending.walked, readsUnnamed: true)
             pending.stop.end(pidfd: pending.process.fd)
             count.unpaused = !pending.stop.stopped
-            count.stopWait = began - pending.stop.asked
+            // How long it was seen resisting the stop (not how long until this thread looked: a host slow
+            // to look again is no keyboard's doing).
+            count.stopWait = pending.stop.lastSeenRunning - pending.stop.asked
             // Time waiting for it to stop is not the count's cost: a keyboard that delayed its stops had
             // its next counts spaced by that wait (twenty-second red team).
             count.heavyCost = pending.walkCost + Sys.monotonicNanoseconds() - began

@@ -27,6 +27,9 @@ public enum ProcessPause {
         /// Threads seen stopped: a thread once stopped stays so until the SIGCONT, and is not read again.
         private var known = Set<Int32>()
         public private(set) var stopped = false
+        /// When a look last found a thread of it still running (`asked` if none did): how long it
+        /// resisted the stop at least, whatever kept the one who looks from looking more often.
+        public private(set) var lastSeenRunning: Int64
 
         /// Stops `pid`; nil if the signal could not be sent (a process gone, or not ours to stop).
         public static func begin(pid: Int32, pidfd: Int32, within nanoseconds: Int64) -> Stop? {
@@ -36,7 +39,7 @@ public enum ProcessPause {
         }
 
         private init(pid: Int32, asked: Int64, deadline: Int64) {
-            (self.pid, self.asked, self.deadline) = (pid, asked, deadline)
+            (self.pid, self.asked, self.deadline, self.lastSeenRunning) = (pid, asked, deadline, asked)
         }
 
         /// Whether every thread has stopped (or is gone) by now. Threads seen stopped are not read
@@ -44,10 +47,13 @@ public enum ProcessPause {
         /// them go on meanwhile (a SIGCONT it sent itself from a thread not yet stopped, in a call the
         /// kernel does not interrupt: a review).
         public mutating func check() -> Bool {
-            guard !stopped, ProcessPause.allStopped(pid, known: &known) else { return stopped }
-            var fresh = Set<Int32>()
-            stopped = ProcessPause.allStopped(pid, known: &fresh)
-            known = fresh
+            guard !stopped else { return true }
+            if ProcessPause.allStopped(pid, known: &known) {
+                var fresh = Set<Int32>()
+                stopped = ProcessPause.allStopped(pid, known: &fresh)
+                known = fresh
+            }
+            if !stopped { lastSeenRunning = Sys.monotonicNanoseconds() }
             return stopped
         }
 
