@@ -51,7 +51,10 @@ struct Demo: ParsableCommand {
 
     /// attach on the samples, with settings in a temporary folder that is removed afterwards.
     func interactive() throws {
-        let home = NSTemporaryDirectory() + "kbhost-demo-\(getpid())"
+        let home: String
+        do { home = try AtomicFile.makeTemporaryFolder(prefix: "kbhost-demo") } catch {
+            throw exitWithError("cannot make a temporary folder for the demo: \(error)", status: Kbhost.Exit.refused)
+        }
         defer { try? FileManager.default.removeItem(atPath: home) }
         try? Sys.setEnvironment("KBHOST_HOME", home)
         try? Sys.setEnvironment("KBHOST_RUNTIME_DIR", home + "/run")

@@ -40,8 +40,17 @@ struct New: ParsableCommand {
             throw exitWithError("a Swift keyboard's package cannot be in a folder called \((absolute as NSString).lastPathComponent): SwiftPM would give it the SDK's identity, sdk; choose another folder with --path (kbhost new \(name) --path \(name)Keyboard)",
                                 status: Kbhost.Exit.usage)
         }
-        if fm.fileExists(atPath: absolute), let contents = try? fm.contentsOfDirectory(atPath: absolute), !contents.isEmpty {
-            throw exitWithError("\(absolute) already exists and is not empty; nothing was written", status: Kbhost.Exit.refused)
+        if let existing = try? Sys.linkStatus(absolute) {
+            // An empty folder someone else made, or may write in (a shared /tmp folder), is not the
+            // user's: its owner could put links in the template's places while the files are written,
+            // to any file of the user's (twenty-fourth red team, J).
+            guard existing.st_mode & S_IFMT == S_IFDIR, existing.st_uid == getuid(), existing.st_mode & 0o022 == 0 else {
+                throw exitWithError("\(absolute) is not a folder of your own that only you may write in; nothing was written",
+                                    status: Kbhost.Exit.refused)
+            }
+            if let contents = try? fm.contentsOfDirectory(atPath: absolute), !contents.isEmpty {
+                throw exitWithError("\(absolute) already exists and is not empty; nothing was written", status: Kbhost.Exit.refused)
+            }
         }
         let template = Template(name: name, identifier: identifier ?? NewKeyboardName.defaultIdentifier(name),
                                 sdk: SDK.root, repository: SDK.repository)
@@ -50,8 +59,7 @@ struct New: ParsableCommand {
             for (relative, text) in files {
                 let file = absolute + "/" + relative
                 try fm.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                try Data(text.utf8).write(to: URL(fileURLWithPath: file))
-                if relative.hasSuffix(".sh") { try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file) }
+                try NoFollowFile.create(file, with: Array(text.utf8), mode: relative.hasSuffix(".sh") ? 0o755 : 0o644)
             }
         } catch {
             throw exitWithError("writing \(absolute): \(error.localizedDescription)", status: Kbhost.Exit.refused)

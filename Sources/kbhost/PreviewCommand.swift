@@ -134,8 +134,14 @@ struct PNGRenderer {
     }
 
     func render(_ svg: String, to file: String, scale: Double) throws {
-        let input = NSTemporaryDirectory() + "kbhost-preview-\(getpid()).svg"
-        defer { try? FileManager.default.removeItem(atPath: input) }
+        // In a folder of its own that no one else could have made first: a name in /tmp made of the pid
+        // was written through a link another user put there, to any file of the user's (twenty-fourth red team).
+        let folder: String
+        do { folder = try AtomicFile.makeTemporaryFolder(prefix: "kbhost-preview") } catch {
+            throw exitWithError("cannot make a temporary folder for the picture: \(error)", status: Kbhost.Exit.checkFailed)
+        }
+        let input = folder + "/keyboard.svg"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         let process = Process()
         let errors = Pipe()
         do {

@@ -178,6 +178,30 @@ struct AuthoringTests {
         #expect(!FileManager.default.fileExists(atPath: root + "/Sdk"))
     }
 
+    /// An empty folder that another user made, or may write in, is not the author's: while the
+    /// template's files were written its owner put links in their places, and `new` wrote through
+    /// them and made the file they led to 0755 (twenty-fourth red team, J). Refused now, nothing
+    /// written; the control: an empty folder of the author's own takes the package.
+    @Test func newRefusesAnEmptyFolderOthersMayWriteIn() throws {
+        try FileManager.default.createDirectory(atPath: root + "/Shared", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        #expect(chmod(root + "/Shared", 0o777) == 0)
+        let shared = try kbhost("new", "Shared", "--language", "c", "--path", root + "/Shared")
+        #expect(shared.0 == 7 && shared.1.contains("is not a folder of your own that only you may write in"), "\(shared.1)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: root + "/Shared"))?.isEmpty == true, "nothing was written")
+        try FileManager.default.createDirectory(atPath: root + "/Others", withIntermediateDirectories: true)
+        #expect(chown(root + "/Others", 65534, 65534) == 0 || getuid() != 0)
+        if getuid() == 0 {
+            let others = try kbhost("new", "Others", "--language", "c", "--path", root + "/Others")
+            #expect(others.0 == 7 && others.1.contains("is not a folder of your own"), "\(others.1)")
+        }
+        #expect(chmod(root + "/Shared", 0o755) == 0)
+        let mine = try kbhost("new", "Shared", "--language", "c", "--path", root + "/Shared")
+        #expect(mine.0 == 0, "the control: \(mine.1)")
+        var st = stat()
+        #expect(stat(root + "/Shared/test.sh", &st) == 0 && st.st_mode & 0o777 == 0o755, "its script is executable")
+    }
+
     /// Every module of SDK/Package.swift is a name `kbhost new` refuses: a keyboard's package imports them.
     @Test func newRefusesTheSDKsModuleNames() throws {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)

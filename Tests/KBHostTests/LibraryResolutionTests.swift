@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import KBHost
 import Testing
 
@@ -81,5 +82,32 @@ struct LibraryResolutionTests {
         #expect(try f.installation.library(for: manifest, allowProducts: true) == f.root + "/products/lib/libSample.so")
         #expect(try f.installation.library(for: manifest, allowProducts: false) == nil)
         #expect(try f.discover().entry("dev.example.Sample")?.source == "bundled")
+    }
+
+    /// A package's build (`.build/CONFIGURATION/EXE`, what `kbhost new` makes) is its only if it is a
+    /// regular file of the package's owner in a folder of theirs no one else may write in: `.build` is
+    /// the package owner's, and a link there to the installing user's key was copied by `install` into
+    /// the bundle the keyboard reads, and one to a copy in /tmp made all of /tmp readable in its sandbox
+    /// (twenty-fourth red team, G and K). The control: SwiftPM's own link (`.build/debug` to
+    /// `.build/x86_64…/debug`) is followed. (Run as root, a file of another user stands for the key.)
+    @Test func aPackageBuildLinkedOutsideThePackageIsNotItsLibrary() throws {
+        let (f, manifest, outside) = try setUp("libK.so")
+        let package = manifest.bundleDirectory
+        try fm.createDirectory(atPath: package + "/.build/x86_64-unknown-linux-gnu/debug", withIntermediateDirectories: true)
+        _ = fm.createFile(atPath: package + "/.build/x86_64-unknown-linux-gnu/debug/libK.so", contents: Data("built".utf8))
+        try fm.createSymbolicLink(atPath: package + "/.build/debug", withDestinationPath: "x86_64-unknown-linux-gnu/debug")
+        let real = try #require(Installation.packageLibrary(for: manifest), "the control: SwiftPM's layout")
+        #expect(real.hasSuffix("/.build/x86_64-unknown-linux-gnu/debug/libK.so"))
+        // Another user's file (the installing user's key, as the package's owner sees it).
+        #expect(chown(outside + "/libK.so", 65534, 65534) == 0 || getuid() != 0)
+        try fm.removeItem(atPath: package + "/.build/x86_64-unknown-linux-gnu/debug/libK.so")
+        try fm.createSymbolicLink(atPath: package + "/.build/x86_64-unknown-linux-gnu/debug/libK.so", withDestinationPath: outside + "/libK.so")
+        if getuid() == 0 { #expect(Installation.packageLibrary(for: manifest) == nil, "a link to another user's file") }
+        // A folder everyone may write in (/tmp): whatever is put there is no one's build.
+        #expect(chown(outside + "/libK.so", getuid(), getgid()) == 0 && chmod(outside, 0o1777) == 0)
+        try fm.removeItem(atPath: package + "/.build/debug")
+        try fm.createSymbolicLink(atPath: package + "/.build/debug", withDestinationPath: outside)
+        #expect(Installation.packageLibrary(for: manifest) == nil, "a folder on the way linked to a folder anyone may write in")
+        withExtendedLifetime(f) {}
     }
 }

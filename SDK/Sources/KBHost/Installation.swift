@@ -70,11 +70,20 @@ public struct Installation: Sendable {
     }
 
     /// `file` in a package's .build/release or .build/debug, whichever was built last; symlinks resolved.
+    /// Only a regular file of the package's owner, in a folder of theirs no one else may write in, is
+    /// its build: `.build` is the package owner's, and a link there to a file of the installing user's
+    /// (their key) was copied by `install` into the bundle the keyboard reads, and a link to /tmp made all
+    /// of /tmp readable in the keyboard's sandbox (twenty-fourth red team, G and K). Links the owner made
+    /// to folders of their own (SwiftPM's `.build/debug`, a build folder shared by their packages) are
+    /// followed.
     static func newestBuild(of file: String, in package: String) -> String? {
-        ["release", "debug"].compactMap { configuration -> (String, Date)? in
+        guard let owner = (try? Sys.status(package))?.st_uid else { return nil }
+        return ["release", "debug"].compactMap { configuration -> (String, Date)? in
             let path = package + "/.build/" + configuration + "/" + file
-            guard let a = try? FileManager.default.attributesOfItem(atPath: path), let date = a[.modificationDate] as? Date else { return nil }
-            return ((path as NSString).resolvingSymlinksInPath, date)
+            guard let real = Sys.realPath(path), let st = try? Sys.status(real), st.st_mode & S_IFMT == S_IFREG, st.st_uid == owner,
+                  let folder = try? Sys.status((real as NSString).deletingLastPathComponent),
+                  folder.st_uid == owner, folder.st_mode & 0o002 == 0 else { return nil }
+            return (real, Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9))
         }.max { $0.1 < $1.1 }?.0
     }
 

@@ -51,6 +51,17 @@ public enum AtomicFile {
         if fstat(folder, &status) == 0 && status.st_uid == getuid() { _ = fchmod(folder, 0o700) }
     }
 
+    /// A new folder of this user's, 0700, made by mkdtemp under the temporary folder with a name no
+    /// one could have taken first: a name made of the pid in /tmp was another user's to take (a
+    /// folder of theirs, a link to the user's own settings; twenty-fourth red team).
+    public static func makeTemporaryFolder(prefix: String) throws(SystemError) -> String {
+        let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((base + "/" + prefix + "-XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        guard made != nil else { throw SystemError("mkdtemp \(base)/\(prefix)-XXXXXX", errno: errno) }
+        return String(cString: template)
+    }
+
     public static func makeDirectory(_ path: String) throws {
         var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {

@@ -13,6 +13,16 @@ public enum NoFollowFile {
         try Sys.writeAll(fd, bytes)
     }
 
+    /// Creates a new file at `path` holding `bytes`, with `mode` from the start: nothing may be there
+    /// already (a link put in its place is never written through, nor chmod'ed).
+    public static func create(_ path: String, with bytes: [UInt8], mode: mode_t = 0o644) throws(SystemError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw SystemError("create \(path)", errno: errno) }
+        defer { Sys.close(fd) }
+        try Sys.writeAll(fd, bytes)
+        _ = fchmod(fd, mode)  // (the umask may have taken bits away)
+    }
+
     /// Whether `path` is itself a regular file (not a link, not a folder or a device).
     public static func isRegularFile(_ path: String) -> Bool {
         var st = stat()
