@@ -213,6 +213,7 @@ struct Uninstall: ParsableCommand {
 /// operation could not be completed. You don’t have permission." and names no file).
 func fileProblem(_ error: any Error) -> String {
     if let failure = error as? TreeCopy.Failure { return "\(TerminalText.line(failure.path)): \(Sys.errorString(failure.errno))" }
+    if let large = error as? TreeCopy.TooLarge { return "\(TerminalText.line(large.path))\(large.description.dropFirst(large.path.count)); nothing was installed" }
     if let changed = error as? TreeCopy.Changed {
         return "\(TerminalText.line(changed.path)): changed while it was copied (a folder or file became a link, or the reverse); nothing was installed"
     }

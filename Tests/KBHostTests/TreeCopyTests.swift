@@ -65,4 +65,22 @@ struct TreeCopyTests {
         try TreeCopy.copy(from: bundle, to: root + "/linked")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: root + "/linked/res") == secret)
     }
+
+    /// A bundle holding a sparse file of 100 GiB (100 KB on disk) had `install` write it out in full,
+    /// filling the disk or a tmpfs home's memory (twenty-fourth red team). More than 512 MiB in all is
+    /// refused before a byte of that file is written; the control: a sparse file of 1 MiB is copied.
+    @Test func aBundleOverTheLimitIsRefused() throws {
+        let root = NSTemporaryDirectory() + "kbhost-treecopy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/bundle", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: root + "/bundle/small", contents: nil)
+        #expect(truncate(root + "/bundle/small", 1 << 20) == 0)
+        try TreeCopy.copy(from: root + "/bundle", to: root + "/copy")
+        #expect((try? FileManager.default.attributesOfItem(atPath: root + "/copy/small"))?[.size] as? Int == 1 << 20)
+        _ = FileManager.default.createFile(atPath: root + "/bundle/huge", contents: nil)
+        #expect(truncate(root + "/bundle/huge", 100 << 30) == 0)
+        #expect(throws: TreeCopy.TooLarge.self) { try TreeCopy.copy(from: root + "/bundle", to: root + "/again") }
+        let written = (try? FileManager.default.attributesOfItem(atPath: root + "/again/huge"))?[.size] as? Int ?? 0
+        #expect(written == 0, "nothing of it was written: \(written) bytes")
+    }
 }

@@ -22,6 +22,18 @@ public enum TreeCopy {
         public var description: String { "\(path): changed while it was copied (a folder or file became a link, or the reverse)" }
     }
 
+    /// More than `TreeCopy.limit` bytes in all.
+    public struct TooLarge: Error, CustomStringConvertible {
+        public let path: String
+        public var description: String {
+            "\(path): the bundle holds more than \(TreeCopy.limit >> 20) MiB, more than a keyboard bundle may (a keyboard's library is a few MiB)"
+        }
+    }
+
+    /// The most bytes one copy writes: a bundle holding a sparse file of 100 GiB (100 KB on disk) had
+    /// `install` fill the disk, or the memory of a tmpfs home (twenty-fourth red team).
+    public static let limit = 512 << 20
+
     /// A call that failed on `path`.
     public struct Failure: Error {
         public let path: String, errno: Int32
@@ -33,12 +45,13 @@ public enum TreeCopy {
 
     /// Copies `source` (a folder, a file or a link, its own path followed) to `destination`, which must not exist.
     public static func copy(from source: String, to destination: String) throws {
-        try copy(at: AT_FDCWD, source, into: AT_FDCWD, destination, shownAs: (source, destination))
+        var budget = limit
+        try copy(at: AT_FDCWD, source, into: AT_FDCWD, destination, shownAs: (source, destination), budget: &budget)
     }
 
     /// `shownAs`: the source's and the destination's paths, for messages only.
     private static func copy(at folder: Int32, _ name: String, into outFolder: Int32, _ outName: String,
-                             shownAs paths: (String, String)) throws {
+                             shownAs paths: (String, String), budget: inout Int) throws {
         let (path, outPath) = paths
         var st = stat()
         guard fstatat(folder, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { throw Failure(path: path, errno: errno) }
@@ -53,7 +66,7 @@ public enum TreeCopy {
             guard output >= 0 else { throw Failure(path: outPath, errno: errno) }
             defer { Sys.close(output) }
             for entry in try names(in: input, path: path) {
-                try copy(at: input, entry, into: output, entry, shownAs: (path + "/" + entry, outPath + "/" + entry))
+                try copy(at: input, entry, into: output, entry, shownAs: (path + "/" + entry, outPath + "/" + entry), budget: &budget)
             }
         case S_IFLNK:
             var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -62,7 +75,7 @@ public enum TreeCopy {
             target[n] = 0
             guard symlinkat(target, outFolder, outName) == 0 else { throw Failure(path: outPath, errno: errno) }
         default:
-            try copyFile(at: folder, name, into: outFolder, outName, shownAs: paths)
+            try copyFile(at: folder, name, into: outFolder, outName, shownAs: paths, budget: &budget)
         }
     }
 
@@ -89,7 +102,7 @@ public enum TreeCopy {
     }
 
     private static func copyFile(at folder: Int32, _ name: String, into outFolder: Int32, _ outName: String,
-                                 shownAs paths: (String, String)) throws {
+                                 shownAs paths: (String, String), budget: inout Int) throws {
         let (path, outPath) = paths
         let input = openat(folder, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
         guard input >= 0 else { throw errno == ENXIO ? NotAFile(path: path) : changedOr(errno, path: path) }
@@ -97,6 +110,7 @@ public enum TreeCopy {
         var st = stat()
         guard fstat(input, &st) == 0 else { throw Failure(path: path, errno: errno) }
         guard st.st_mode & S_IFMT == S_IFREG else { throw st.st_mode & S_IFMT == S_IFDIR ? Changed(path: path) : NotAFile(path: path) }
+        guard Int(st.st_size) <= budget else { throw TooLarge(path: path) }
         let output = openat(outFolder, outName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st.st_mode & 0o755)
         guard output >= 0 else { throw Failure(path: outPath, errno: errno) }
         defer { Sys.close(output) }
@@ -105,6 +119,8 @@ public enum TreeCopy {
             let n: Int
             do { n = try buffer.withUnsafeMutableBytes { try Sys.read(input, into: $0) } } catch { throw Failure(path: path, errno: (error as? SystemError)?.errno ?? EIO) }
             if n == 0 { break }
+            budget -= n
+            guard budget >= 0 else { throw TooLarge(path: path) }  // (a file that grew while it was copied)
             do { try buffer.withUnsafeBytes { try Sys.writeAll(output, UnsafeRawBufferPointer(rebasing: $0[..<n])) } } catch {
                 throw Failure(path: outPath, errno: (error as? SystemError)?.errno ?? EIO)
             }
