@@ -261,9 +261,10 @@ extension Governor {
             // How long it was seen resisting the stop (not how long until this thread looked: a host slow
             // to look again is no keyboard's doing).
             count.stopWait = pending.stop.lastSeenRunning - pending.stop.asked
-            // Time waiting for it to stop is not the count's cost: a keyboard that delayed its stops had
-            // its next counts spaced by that wait (twenty-second red team).
-            count.heavyCost = pending.walkCost + Sys.monotonicNanoseconds() - began
+            // Time waiting for it to stop is not the count's cost (a keyboard that delayed its stops had its
+            // next counts spaced by that wait: twenty-second red team), but the time spent looking is: a
+            // keyboard of 240 idle threads, counted every 6 ms, kept the host at half a core (twenty-fourth).
+            count.heavyCost = pending.walkCost + pending.stop.lookCost + Sys.monotonicNanoseconds() - began
             done.append(count)
         }
     }

@@ -30,6 +30,9 @@ public enum ProcessPause {
         /// When a look last found a thread of it still running (`asked` if none did): how long it
         /// resisted the stop at least, whatever kept the one who looks from looking more often.
         public private(set) var lastSeenRunning: Int64
+        /// The time spent looking (reading its threads' states): the host's work for this stop, which
+        /// grows with its threads (240 idle threads made each stop cost milliseconds: twenty-fourth red team).
+        public private(set) var lookCost: Int64 = 0
 
         /// Stops `pid`; nil if the signal could not be sent (a process gone, or not ours to stop).
         public static func begin(pid: Int32, pidfd: Int32, within nanoseconds: Int64) -> Stop? {
@@ -48,12 +51,21 @@ public enum ProcessPause {
         /// kernel does not interrupt: a review).
         public mutating func check() -> Bool {
             guard !stopped else { return true }
+            let began = Sys.monotonicNanoseconds()
+            // A look that read every thread (none cached) needs no second: a thread it found stopped can
+            // send no SIGCONT, and one that sent it is running when read.
+            let cached = !known.isEmpty
             if ProcessPause.allStopped(pid, known: &known) {
-                var fresh = Set<Int32>()
-                stopped = ProcessPause.allStopped(pid, known: &fresh)
-                known = fresh
+                stopped = true
+                if cached {
+                    var fresh = Set<Int32>()
+                    stopped = ProcessPause.allStopped(pid, known: &fresh)
+                    known = fresh
+                }
             }
-            if !stopped { lastSeenRunning = Sys.monotonicNanoseconds() }
+            let now = Sys.monotonicNanoseconds()
+            lookCost += now - began
+            if !stopped { lastSeenRunning = now }
             return stopped
         }
 
