@@ -208,7 +208,10 @@ struct Serve: ParsableCommand {
         if stop {
             // Its lock names the pid to end: read only from a folder no one else may write (another user
             // made /tmp/kbhost-UID, wrote a victim's pid there and held the lock: SIGTERM went to that pid).
-            if FileManager.default.fileExists(atPath: directory), !DaemonPaths.isPrivate {
+            guard (try? Sys.linkStatus(directory)) != nil else {
+                throw exitWithError("no kbhost daemon answers on \(path)", status: Kbhost.Exit.refused)
+            }
+            guard DaemonPaths.isPrivate else {
                 throw exitWithError("\(directory) \(DaemonPaths.notPrivate); kbhost serve --stop trusts nothing in it",
                                     status: Kbhost.Exit.refused)
             }

@@ -75,6 +75,7 @@ extension Governor {
                 kernelWake.wait()  // nothing to watch: sleep until something is
                 continue
             }
+            var finished: [Count] = []
             var counts = watched.map { pid, process, tmpfs, heavyDue, socketsDue, openAccess, relay -> Count in
                 // Its number stays its own until this count ends (`process` holds it): the owner closing its
                 // pidfd as the keyboard ends could have let the number become another keyboard's, stopped here.
@@ -94,7 +95,8 @@ extension Governor {
                     // is asked here and read once it has come (`finishStops`): the other keyboards are
                     // counted meanwhile.
                     let devices = UnnamedFiles.devices(of: folders)  // (none: only its mappings are read)
-                    if !folders.isEmpty || openAccess, let stop = ProcessPause.Stop.begin(pid: pid, pidfd: pidfd, within: Governor.pauseWait) {
+                    if !folders.isEmpty || openAccess, counting.withLock({ $0.generation }) == generation,
+                       let stop = ProcessPause.Stop.begin(pid: pid, pidfd: pidfd, within: Governor.pauseWait) {
                         stopping.withLock { $0[pid] = PendingStop(stop: stop, process: process, devices: devices, walked: walked,
                                                                   walkCost: Sys.monotonicNanoseconds() - began) }
                     } else {
@@ -119,9 +121,12 @@ extension Governor {
                     count.socketCost = Sys.monotonicNanoseconds() - began
                 }
                 withExtendedLifetime(process) {}
+                // A keyboard asked to stop is read as soon as it has, not after every other keyboard's count:
+                // it stays stopped meanwhile (a review).
+                finished += finishStops(generation: generation)
                 return count
             }
-            counts += finishStops(generation: generation)
+            counts += finished + finishStops(generation: generation)
             counting.withLock { if $0.generation == generation { $0.pid = 0 } }
             guard counting.withLock({ $0.generation }) == generation else { return }  // replaced while it was stuck
             let now = Sys.monotonicNanoseconds()
@@ -203,8 +208,13 @@ extension Governor {
                 return changed
             }
             if changed { wake.signal() }
+            // (A keyboard being stopped is due until its count ends: its stop is looked at on its own schedule below.)
+            let stillStopping = stopping.withLock { Set($0.keys) }
             let next = state.withLock { watches in
-                watches.values.filter { $0.kill == nil }.map { $0.countsSockets ? min($0.nextCount, $0.nextSocketCount) : $0.nextCount }.min()
+                watches.filter { $0.value.kill == nil }.map { pid, w in
+                    let heavy = stillStopping.contains(pid) ? Int64.max : w.nextCount
+                    return w.countsSockets ? min(heavy, w.nextSocketCount) : heavy
+                }.min()
             }
             var wait = max((next ?? 0) - Sys.monotonicNanoseconds(), 200_000)
             // A stop asked and not yet come: looked at again soon (`ProcessPause.backoff`).
@@ -235,7 +245,7 @@ extension Governor {
     /// behind, stuck in a call, leaves its stops to its successor).
     func finishStops(generation: Int) -> [Count] {
         var done: [Count] = []
-        while true {
+        while counting.withLock({ $0.generation }) == generation {  // (a thread left behind leaves them to its successor)
             let now = Sys.monotonicNanoseconds()
             // One at a time, taken out under the lock: no two threads read or continue the same one.
             let next = stopping.withLock { stops -> PendingStop? in
@@ -267,6 +277,7 @@ extension Governor {
             count.heavyCost = pending.walkCost + pending.stop.lookCost + Sys.monotonicNanoseconds() - began
             done.append(count)
         }
+        return done
     }
 
     /// The rest of a count of its locks, files and mappings: what it holds unnamed (when `readsUnnamed`)

@@ -40,7 +40,6 @@ public enum AtomicFile {
         try opened.write(String(parts.last ?? ""), bytes, mode: mode)
     }
 
-    /// Creates a folder and its parents (mode 0700 for new ones).
     /// Makes the folder at `path` 0700 through a descriptor of the folder itself (no link followed),
     /// and only when it belongs to this user: a chmod by path follows a link someone else put there.
     public static func makePrivate(_ path: String) {
@@ -62,6 +61,7 @@ public enum AtomicFile {
         return String(cString: template)
     }
 
+    /// Creates a folder and its parents (mode 0700 for new ones).
     public static func makeDirectory(_ path: String) throws {
         var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {

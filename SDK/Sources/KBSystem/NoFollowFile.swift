@@ -56,6 +56,8 @@ public enum NoFollowFile {
     static func openRegular(_ path: String) -> Int32 {
         guard let resolved = realpath(path, nil) else { return -1 }
         defer { free(resolved) }
+        var before = stat()
+        guard stat(resolved, &before) == 0, before.st_mode & S_IFMT == S_IFREG else { return -1 }  // (no device is opened)
         let fd = open(resolved, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return -1 }
         var st = stat()
