@@ -105,7 +105,10 @@ struct Install: ParsableCommand {
                 // Only what the keyboard needs: its manifest and its library, not the package's sources.
                 try fm.createDirectory(atPath: staging, withIntermediateDirectories: false)
                 try TreeCopy.copy(from: source + "/Info.plist", to: staging + "/Info.plist")
-                try TreeCopy.copy(from: library, to: staging + "/" + manifest.executable)
+                // A package's build (a path with no link, its owner's: `Installation.packageLibrary`), copied
+                // without following a link put on its way since.
+                let owner = try Sys.status(manifest.bundleDirectory).st_uid
+                try TreeCopy.copyRealFile(library, owner: owner, to: staging + "/" + manifest.executable)
             } else {
                 try TreeCopy.copy(from: source, to: staging)  // (a file swapped for a FIFO since the check is refused, not waited on)
             }

@@ -83,4 +83,25 @@ struct TreeCopyTests {
         let written = (try? FileManager.default.attributesOfItem(atPath: root + "/again/huge"))?[.size] as? Int ?? 0
         #expect(written == 0, "nothing of it was written: \(written) bytes")
     }
+
+    /// A package's build is copied from its real path without following a link put on the way since
+    /// (a folder of `.build` swapped for a link to the installing user's files), and only when it is the
+    /// package owner's. The control: the same path, unchanged, is copied.
+    @Test func aPackageBuildIsCopiedFromItsRealPathOnly() throws {
+        let root = try #require(realpath(NSTemporaryDirectory(), nil).map { p in defer { free(p) }; return String(cString: p) })
+            + "/kbhost-treecopy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/pkg/.build/debug", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/secret", withIntermediateDirectories: true)
+        try Data("built".utf8).write(to: URL(fileURLWithPath: root + "/pkg/.build/debug/libK.so"))
+        try Data("key".utf8).write(to: URL(fileURLWithPath: root + "/secret/libK.so"))
+        let real = root + "/pkg/.build/debug/libK.so"
+        try TreeCopy.copyRealFile(real, owner: getuid(), to: root + "/copy")
+        #expect(try String(contentsOfFile: root + "/copy", encoding: .utf8) == "built", "the control")
+        #expect(throws: TreeCopy.Changed.self) { try TreeCopy.copyRealFile(real, owner: getuid() + 1, to: root + "/other") }
+        try FileManager.default.removeItem(atPath: root + "/pkg/.build/debug")
+        try FileManager.default.createSymbolicLink(atPath: root + "/pkg/.build/debug", withDestinationPath: root + "/secret")
+        #expect(throws: TreeCopy.Changed.self) { try TreeCopy.copyRealFile(real, owner: getuid(), to: root + "/again") }
+        #expect(!FileManager.default.fileExists(atPath: root + "/again"))
+    }
 }

@@ -101,14 +101,42 @@ public enum TreeCopy {
         return names
     }
 
+    /// Copies the regular file at `real` — a path with no link in it, as realpath gives — owned by
+    /// `owner`, to `destination` (which must not exist). A link found on the way now (a folder
+    /// swapped for one since `real` was resolved) is refused, never followed: a package's `.build`
+    /// is its owner's to change while `install` copies from it (twenty-fourth red team, G).
+    public static func copyRealFile(_ real: String, owner: UInt32, to destination: String) throws {
+        let root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard root >= 0 else { throw Failure(path: "/", errno: errno) }
+        defer { Sys.close(root) }
+        var input = kbs_open_beneath(root, String(real.drop { $0 == "/" }), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+        if input < 0 && errno == ENOSYS { input = open(real, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC) }  // (no openat2: the last name at least)
+        guard input >= 0 else {
+            throw errno == ENXIO ? NotAFile(path: real) : errno == EXDEV ? Changed(path: real) : changedOr(errno, path: real)
+        }
+        defer { Sys.close(input) }
+        var st = stat()
+        guard fstat(input, &st) == 0 else { throw Failure(path: real, errno: errno) }
+        guard st.st_uid == owner else { throw Changed(path: real) }
+        var budget = limit
+        try pour(input, st, into: AT_FDCWD, destination, shownAs: (real, destination), budget: &budget)
+    }
+
     private static func copyFile(at folder: Int32, _ name: String, into outFolder: Int32, _ outName: String,
                                  shownAs paths: (String, String), budget: inout Int) throws {
-        let (path, outPath) = paths
+        let path = paths.0
         let input = openat(folder, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
         guard input >= 0 else { throw errno == ENXIO ? NotAFile(path: path) : changedOr(errno, path: path) }
         defer { Sys.close(input) }
         var st = stat()
         guard fstat(input, &st) == 0 else { throw Failure(path: path, errno: errno) }
+        try pour(input, st, into: outFolder, outName, shownAs: paths, budget: &budget)
+    }
+
+    /// Writes what the open file `input` holds to a new file `outName` in `outFolder`.
+    private static func pour(_ input: Int32, _ st: stat, into outFolder: Int32, _ outName: String,
+                             shownAs paths: (String, String), budget: inout Int) throws {
+        let (path, outPath) = paths
         guard st.st_mode & S_IFMT == S_IFREG else { throw st.st_mode & S_IFMT == S_IFDIR ? Changed(path: path) : NotAFile(path: path) }
         guard Int(st.st_size) <= budget else { throw TooLarge(path: path) }
         let output = openat(outFolder, outName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st.st_mode & 0o755)
