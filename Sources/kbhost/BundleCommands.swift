@@ -63,6 +63,20 @@ struct Install: ParsableCommand {
         Console.out("installed \(TerminalText.line(manifest.displayName)) (\(manifest.bundleIdentifier)) in \(TerminalText.line(destination))")
     }
 
+    /// The copied manifest (a file, or a link that stays inside the copy) must say what the checked one said.
+    static func checkCopiedManifest(_ staging: String, against manifest: KeyboardManifest) throws {
+        let plist = staging + "/Info.plist"
+        guard Installation.manifestLinkProblem(plist) == nil, let copied = try? KeyboardManifest.load(contentsOf: plist),
+              copied.bundleIdentifier == manifest.bundleIdentifier, copied.executable == manifest.executable,
+              copied.principalClass == manifest.principalClass, copied.requestsOpenAccess == manifest.requestsOpenAccess else {
+            throw TreeCopy.Changed(path: manifest.path)
+        }
+        let library = staging + "/" + manifest.executable
+        guard (try? Sys.linkStatus(library)).map({ $0.st_mode & S_IFMT == S_IFREG || $0.st_mode & S_IFMT == S_IFLNK }) == true else {
+            throw TreeCopy.Changed(path: manifest.path)
+        }
+    }
+
     /// Copies a bundle (or, from a built package, its Info.plist and library) into KBHOST_HOME/Keyboards,
     /// replacing an installed copy; its manifest and where it went. Errors exit with a message.
     static func install(_ bundle: String, context: Context) throws -> (KeyboardManifest, String) {
@@ -110,8 +124,14 @@ struct Install: ParsableCommand {
                 let owner = try Sys.status(manifest.bundleDirectory).st_uid
                 try TreeCopy.copyRealFile(library, owner: owner, to: staging + "/" + manifest.executable)
             } else {
-                try TreeCopy.copy(from: source, to: staging)  // (a file swapped for a FIFO since the check is refused, not waited on)
+                // (A file swapped for a FIFO since the check is refused, not waited on; the bundle's folder swapped
+                // for a link is refused, not copied as a link: twenty-fourth red team, M.)
+                try TreeCopy.copyFolder(from: source, to: staging)
             }
+            // What was copied is what was checked: the manifest is read again from the copy, which is kbhost's
+            // own now. The bundle's owner swapped another manifest in after the check (another keyboard's
+            // identifier, taking its container and grant: twenty-fourth red team, N).
+            try Install.checkCopiedManifest(staging, against: manifest)
             // Where it came from, so that a later build there is reported as newer than this copy.
             try InstalledCopy.record(source: source, in: staging)
             if fm.fileExists(atPath: destination) {

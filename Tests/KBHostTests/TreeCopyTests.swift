@@ -104,4 +104,28 @@ struct TreeCopyTests {
         #expect(throws: TreeCopy.Changed.self) { try TreeCopy.copyRealFile(real, owner: getuid(), to: root + "/again") }
         #expect(!FileManager.default.fileExists(atPath: root + "/again"))
     }
+
+    /// A bundle's own folder swapped for a link after install checked it was copied as a link, and the
+    /// installed keyboard was then a link to a folder its owner could change at will (twenty-fourth red
+    /// team, M). `copyFolder` refuses a top that is not a folder, or that became a link after its check.
+    @Test func aBundleFolderSwappedForALinkIsRefused() throws {
+        let root = NSTemporaryDirectory() + "kbhost-treecopy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { TreeCopy.afterCheck(nil); try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/bundle", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/theirs", withIntermediateDirectories: true)
+        try Data("plist".utf8).write(to: URL(fileURLWithPath: root + "/bundle/Info.plist"))
+        try TreeCopy.copyFolder(from: root + "/bundle", to: root + "/copy")
+        #expect(try String(contentsOfFile: root + "/copy/Info.plist", encoding: .utf8) == "plist", "the control")
+        let bundle = root + "/bundle", theirs = root + "/theirs"
+        TreeCopy.afterCheck { path in
+            guard path == bundle else { return }
+            try? FileManager.default.moveItem(atPath: bundle, toPath: bundle + "-moved")
+            symlink(theirs, bundle)
+        }
+        #expect(throws: TreeCopy.Changed.self) { try TreeCopy.copyFolder(from: bundle, to: root + "/again") }
+        var st = stat()
+        #expect(lstat(root + "/again", &st) != 0 || st.st_mode & S_IFMT != S_IFLNK, "no link was made in its place")
+        TreeCopy.afterCheck(nil)
+        #expect(throws: TreeCopy.Changed.self) { try TreeCopy.copyFolder(from: bundle, to: root + "/third") }
+    }
 }

@@ -19,6 +19,7 @@ public enum TreeCopy {
     /// A file, folder or link that became another kind of thing between its check and its copy.
     public struct Changed: Error, CustomStringConvertible {
         public let path: String
+        public init(path: String) { self.path = path }
         public var description: String { "\(path): changed while it was copied (a folder or file became a link, or the reverse)" }
     }
 
@@ -42,6 +43,15 @@ public enum TreeCopy {
     private static let afterCheck = Mutex<(@Sendable (String) -> Void)?>(nil)
     /// For tests: `hook` is called with each source path after its kind was checked and before it is opened.
     package static func afterCheck(_ hook: (@Sendable (String) -> Void)?) { afterCheck.withLock { $0 = hook } }
+
+    /// Copies the folder `source` (its own path followed; it must be a folder itself, not a link, when
+    /// copied: one swapped for a link after it was checked is refused) to `destination`, which must not exist.
+    public static func copyFolder(from source: String, to destination: String) throws {
+        var st = stat()
+        guard lstat(source, &st) == 0 else { throw Failure(path: source, errno: errno) }
+        guard st.st_mode & S_IFMT == S_IFDIR else { throw Changed(path: source) }
+        try copy(from: source, to: destination)  // (its folder is opened O_DIRECTORY | O_NOFOLLOW: a link now is refused)
+    }
 
     /// Copies `source` (a folder, a file or a link, its own path followed) to `destination`, which must not exist.
     public static func copy(from source: String, to destination: String) throws {
