@@ -238,7 +238,7 @@ func fileProblem(_ error: any Error) -> String {
     if let failure = error as? TreeCopy.Failure { return "\(TerminalText.line(failure.path)): \(Sys.errorString(failure.errno))" }
     if let large = error as? TreeCopy.TooLarge { return "\(TerminalText.line(large.path))\(large.description.dropFirst(large.path.count)); nothing was installed" }
     if let changed = error as? TreeCopy.Changed {
-        return "\(TerminalText.line(changed.path)): changed while it was copied (a folder or file became a link, or the reverse); nothing was installed"
+        return "\(TerminalText.line(changed.path)): changed while it was copied (replaced, or a link put in its place or taken out of it); nothing was installed"
     }
     if let special = error as? TreeCopy.NotAFile {
         return "\(TerminalText.line(special.path)): a FIFO or another special file, not a file, a folder or a symbolic link"

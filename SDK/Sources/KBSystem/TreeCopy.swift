@@ -20,7 +20,7 @@ public enum TreeCopy {
     public struct Changed: Error, CustomStringConvertible {
         public let path: String
         public init(path: String) { self.path = path }
-        public var description: String { "\(path): changed while it was copied (a folder or file became a link, or the reverse)" }
+        public var description: String { "\(path): changed while it was copied (replaced, or a link put in its place or taken out of it)" }
     }
 
     /// More than `TreeCopy.limit` bytes in all.
