@@ -101,4 +101,20 @@ struct InstalledCopyTests {
         }
         #expect(answered.wait(timeout: .now() + 20) == .success, "the check answered (a FIFO's open never would)")
     }
+
+    /// The warning names only a folder of the user's own: one another user took over since it was
+    /// installed from (a /tmp folder removed and made again) is not offered as the place to install
+    /// from (twenty-fourth red team). Run as root, a folder given to `nobody` stands for it.
+    @Test(.enabled(if: getuid() == 0, "needs root to give a folder to another user"))
+    func aSourceFolderOfAnotherUserIsNotNamed() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let entry = try world(built: "new code", installed: "old code")
+        #expect(InstalledCopy.staleness(of: entry, installation: installation, currentDirectory: "/") != nil, "the control")
+        // The whole package theirs (so that its build is its own, `Installation.packageLibrary`).
+        for path in ["", "/Info.plist", "/.build", "/.build/debug", "/.build/debug/libK.so"] {
+            #expect(chown(root + "/package" + path, 65534, 65534) == 0)
+        }
+        #expect(Installation.packageLibrary(for: try KeyboardManifest.load(contentsOf: root + "/package/Info.plist")) != nil)
+        #expect(InstalledCopy.staleness(of: entry, installation: installation, currentDirectory: "/") == nil)
+    }
 }

@@ -60,7 +60,9 @@ public enum InstalledCopy {
         candidates.append(currentDirectory)
         for folder in candidates {
             let folder = (folder as NSString).standardizingPath
-            guard folder != (bundle as NSString).standardizingPath,
+            // Only a folder of the user's own is named: one another user has taken over since (a /tmp folder
+            // removed and made again) would have the warning tell the user to install from it (twenty-fourth red team).
+            guard folder != (bundle as NSString).standardizingPath, (try? Sys.status(folder))?.st_uid == getuid(),
                   let manifest = try? KeyboardManifest.load(contentsOf: folder + "/Info.plist"),
                   manifest.bundleIdentifier == entry.identifier else { continue }
             guard let built = (try? installation.authorLibrary(for: manifest)) ?? nil else { return nil }
