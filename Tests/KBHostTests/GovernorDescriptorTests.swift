@@ -38,14 +38,8 @@ struct GovernorDescriptorTests {
             waitpid(victim, &status, 0)
         }
         // The control: the same count of a live process stops it and lets it go on.
-        let control = try Spawn.spawn(path: "/bin/sh", arguments: loop, environment: [], files: [])
-        let controlfd = try Sys.pidfdOpen(control)
-        defer {
-            kill(control, SIGKILL)
-            var status: Int32 = 0
-            waitpid(control, &status, 0)
-            close(controlfd)
-        }
+        let controlProcess = try ChildProcess("while :; do sleep 1; done")
+        let (control, controlfd) = (controlProcess.pid, controlProcess.pidfd)
         Governor.shared.watch(pid: control, pidfd: controlfd, budget: 64 << 20)
         defer { Governor.shared.unwatch(pid: control) }
         Governor.shared.countHeld(of: control, folders: [folder], sockets: true)
@@ -79,5 +73,6 @@ struct GovernorDescriptorTests {
         usleep(100_000)
         #expect(stateChange(victim) == nil, "the victim was never stopped")
         #expect(access(mark, F_OK) != 0, "nor sent SIGCONT")
+        withExtendedLifetime(controlProcess) {}
     }
 }

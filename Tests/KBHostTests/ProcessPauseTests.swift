@@ -14,24 +14,19 @@ struct ProcessPauseTests {
     }
 
     @Test func aProcessIsStoppedWhileReadAndGoesOnAfter() throws {
-        let pid = try Spawn.spawn(path: "/bin/sh", arguments: ["/bin/sh", "-c", "while :; do :; done"], environment: [], files: [])
-        let pidfd = try Sys.pidfdOpen(pid)
-        defer {
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-            close(pidfd)
+        let child = try ChildProcess("while :; do :; done")
+        let pid = child.pid
+        var stop = try #require(ProcessPause.Stop.begin(pid: pid, pidfd: child.pidfd, within: 1_000_000_000))
+        while !stop.check() && !stop.expired(at: Sys.monotonicNanoseconds()) {
+            usleep(ProcessPause.backoff(waited: Sys.monotonicNanoseconds() - stop.asked))
         }
-        var waited: Int64 = 0
-        let seen = ProcessPause.whileStopped(pid: pid, pidfd: pidfd, within: 1_000_000_000, waited: &waited) { state(pid) }
-        #expect(waited >= 0 && waited < 1_000_000_000)
-        guard case .read(let during) = seen else {
-            Issue.record("it did not stop")
-            return
-        }
+        let during = state(pid)
+        stop.end(pidfd: child.pidfd)
+        #expect(stop.stopped, "it stopped within the second")
         #expect(during == UInt8(ascii: "T"), "stopped while read")
         var after = state(pid)
         for _ in 0..<2000 where after == UInt8(ascii: "T") { usleep(1000); after = state(pid) }
         #expect(after != nil && after != UInt8(ascii: "T"), "and going on after: \(after.map { String(UnicodeScalar($0)) } ?? "gone")")
+        withExtendedLifetime(child) {}
     }
 }

@@ -8,14 +8,6 @@ import Glibc
 /// pidfd) until each of its threads is, it can change no mapping and no descriptor: every thread
 /// stops as it leaves the kernel, which a keyboard's calls do within microseconds.
 public enum ProcessPause {
-    public enum Outcome<T> {
-        case read(T)
-        /// A thread of it was still running at the deadline (one call the kernel could not interrupt,
-        /// that long): read then, with every thread that could stop stopped (a thread inside one
-        /// call changes no mapping and opens no descriptor until that call returns).
-        case notStopped(T)
-    }
-
     /// A stop asked of a process (SIGSTOP through its pidfd) and not yet ended: whoever holds it
     /// checks, without waiting, whether every thread has stopped, reads the process once it has (or at
     /// its deadline), and ends it (SIGCONT). The governor's one counting thread counts the other
@@ -74,24 +66,6 @@ public enum ProcessPause {
 
         /// Lets it go on.
         public func end(pidfd: Int32) { _ = try? Sys.pidfdSendSignal(pidfd, SIGCONT) }
-    }
-
-    /// Runs `body` with `pid` stopped, then lets it go on (SIGCONT); `waited` is how long it took to stop.
-    /// A process not stopped within `nanoseconds` is read as it is then (`Outcome.notStopped`).
-    public static func whileStopped<T>(pid: Int32, pidfd: Int32, within nanoseconds: Int64, waited: inout Int64,
-                                       _ body: () -> T) -> Outcome<T> {
-        guard var stop = Stop.begin(pid: pid, pidfd: pidfd, within: nanoseconds) else { return .read(body()) }  // (a process not ours to stop: read as is)
-        defer { stop.end(pidfd: pidfd) }
-        while !stop.check() {
-            let now = Sys.monotonicNanoseconds()
-            if stop.expired(at: now) {
-                waited = now - stop.asked
-                return .notStopped(body())
-            }
-            usleep(backoff(waited: now - stop.asked))
-        }
-        waited = Sys.monotonicNanoseconds() - stop.asked
-        return .read(body())
     }
 
     /// How long to wait before looking again at a stop asked `waited` ago: its threads stop within
