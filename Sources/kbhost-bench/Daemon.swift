@@ -12,7 +12,7 @@ struct DaemonFigures {
     var command: Samples
 
     static func measure(kbhost: String, requests: Int, commands: Int) throws -> DaemonFigures {
-        let root = NSTemporaryDirectory() + "kbhost-bench-daemon-\(getpid())"
+        let root = try AtomicFile.makeTemporaryFolder(prefix: "kbhost-bench-daemon")  // mkdtemp: never a folder another user made
         defer { try? FileManager.default.removeItem(atPath: root) }
         let home = root + "/home", run = root + "/run"
         var env = ProcessInfo.processInfo.environment

@@ -29,7 +29,7 @@ final class IBusRig {
     }
 
     init(kbhost: String, floorIBus: String, daemon: String, keyboard: String) throws {
-        root = NSTemporaryDirectory() + "kbhost-bench-ibus-\(getpid())"
+        root = try AtomicFile.makeTemporaryFolder(prefix: "kbhost-bench-ibus")  // mkdtemp: never a folder another user made
         let home = root + "/home", run = root + "/run", components = root + "/components"
         try FileManager.default.createDirectory(atPath: components, withIntermediateDirectories: true)
         var env = ProcessInfo.processInfo.environment

@@ -19,7 +19,7 @@ struct WarmSwitchFigures {
     static let keyboards = ["dev.kbhost.NumberPad", "dev.kbhost.Calculator"]
 
     static func measure(installation: Installation, switches: Int, placement: Placement) throws -> WarmSwitchFigures {
-        let home = NSTemporaryDirectory() + "kbhost-bench-switch-\(getpid())"
+        let home = try AtomicFile.makeTemporaryFolder(prefix: "kbhost-bench-switch")  // mkdtemp: never a folder another user made
         defer { try? FileManager.default.removeItem(atPath: home) }
         let store = SettingsStore(directory: home)
         try store.update { s in

@@ -149,7 +149,7 @@ func run() throws {
     // 2. Cold load, load by load interleaved (kbhost sandboxed, unsandboxed, the floor, kbhost
     // taking a spare), the ratio per block of loads; unpinned, then pinned. Containers go in a throwaway KBHOST_HOME.
     if options.runs(2) {
-        let benchHome = NSTemporaryDirectory() + "kbhost-bench-\(getpid())"
+        let benchHome = try AtomicFile.makeTemporaryFolder(prefix: "kbhost-bench")  // mkdtemp: never a folder another user made
         defer { try? FileManager.default.removeItem(atPath: benchHome) }
         var loadJSON: [String: [String: Any]] = [:]
         var loadRows: [LoadRow] = []
