@@ -14,6 +14,10 @@
          over a socketpair to a child process it forked at start, which answers
          and does nothing else: the least the design of one process per keyboard
          can cost, with no Swift, no sandbox and no keyboard.
+         KBHOST_FLOOR_HOP_WORK=B,R,C (microseconds) makes the hop's engine busy B µs
+         of CPU before its request and R µs after the reply, and its child C µs
+         before answering: how much CPU on a key's path a ratio stands for (README,
+         "Measuring").
 
      kbhost-floor-ibus client
          One input context on the ibus-daemon at IBUS_ADDRESS, focused, with the
@@ -44,6 +48,17 @@ typedef struct { IBusEngine parent; } FloorEngine;
 typedef struct { IBusEngineClass parent; } FloorEngineClass;
 G_DEFINE_TYPE(FloorEngine, floor_engine, IBUS_TYPE_ENGINE)
 
+/* KBHOST_FLOOR_HOP_WORK: busy CPU, µs, before the request, after the reply, in the child. */
+static long work_before, work_after_reply, work_child;
+
+static void busy(long microseconds) {
+    if (microseconds <= 0) return;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    do clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+    while ((t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000 < microseconds);
+}
+
 /* --hop: the socket to the child that answers every request. */
 static int hop = -1;
 
@@ -52,6 +67,7 @@ static void answer_hops(int fd) {
     char request[256], reply[24] = {0};
     for (;;) {
         ssize_t n = read(fd, request, sizeof request);
+        if (n > 0) busy(work_child);
         if (n <= 0 || send(fd, reply, sizeof reply, MSG_NOSIGNAL) != (ssize_t)sizeof reply) _exit(0);
         sched_yield();  /* hands the CPU to the engine waiting for this reply, as kbhost's worker does */
     }
@@ -78,7 +94,11 @@ static gboolean floor_process_key(IBusEngine *engine, guint keyval, guint keycod
     gunichar c = ibus_keyval_to_unicode(keyval);
     if (c < 0x20 || c == 0x7f || (state & (IBUS_CONTROL_MASK | IBUS_MOD1_MASK | IBUS_SUPER_MASK))) return FALSE;
     if (state & IBUS_RELEASE_MASK) return TRUE;
-    if (hop >= 0 && !hop_round_trip()) return FALSE;
+    if (hop >= 0) {
+        busy(work_before);
+        if (!hop_round_trip()) return FALSE;
+        busy(work_after_reply);
+    }
     char text[8] = {0};
     g_unichar_to_utf8(c, text);
     ibus_engine_commit_text(engine, ibus_text_new_from_string(text));
@@ -100,6 +120,11 @@ static int run_engine(int by_daemon, int with_hop) {
     const char *name = with_hop ? "kbhost-floor-hop" : "kbhost-floor";
     const char *bus_name = with_hop ? "org.freedesktop.IBus.KbhostFloorHop" : "org.freedesktop.IBus.KbhostFloor";
     if (with_hop) {
+        const char *work = getenv("KBHOST_FLOOR_HOP_WORK");
+        if (work && sscanf(work, "%ld,%ld,%ld", &work_before, &work_after_reply, &work_child) != 3) {
+            fprintf(stderr, "kbhost-floor-ibus: KBHOST_FLOOR_HOP_WORK is B,R,C (microseconds), not %s\n", work);
+            return 2;
+        }
         int pair[2];
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return 1;
         pid_t child = fork();
