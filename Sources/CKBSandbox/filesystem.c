@@ -23,7 +23,11 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
 #ifndef SYS_open_tree
 #define SYS_open_tree 428
 #define SYS_move_mount 429
@@ -55,7 +59,7 @@ struct kbh_mount_attr {
     uint64_t userns_fd;
 };
 
-enum { KIND_READ, KIND_WRITE, KIND_DEVICE };
+enum { KIND_READ, KIND_WRITE, KIND_DEVICE, KIND_BUNDLE };
 
 struct source {
     char path[PATH_MAX];   // where it appears (the same path as outside)
@@ -83,23 +87,43 @@ static int plan_add(struct plan *p, const char *path, int kind, char *err, size_
     size_t len = strlen(clean);
     while (len > 1 && clean[len - 1] == '/') clean[--len] = 0;
     struct stat st;
-    if (lstat(clean, &st) < 0) return 0;  // not on this system (/lib32, say)
+    // The keyboard's bundle and library folders, as the host checked them: real paths, opened with no
+    // link followed anywhere on the way. A link put in place of one of their folders since (in a
+    // KBHOST_KEYBOARDS folder another user may write) made /tmp the keyboard's to read (twenty-fifth red team).
+    int strict = -1;
+    if (kind == KIND_BUNDLE) {
+        struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS };
+        strict = (int)syscall(SYS_openat2, AT_FDCWD, clean, &how, sizeof how);
+        if (strict < 0 && errno == ENOENT) return 0;
+        if (strict < 0 || fstat(strict, &st) < 0) {
+            kbh_say(err, size, errno == ELOOP
+                    ? "sandbox: %s, the keyboard's own folder, is reached through a symbolic link now; refused (it was a real folder when kbhost checked it)"
+                    : "sandbox: cannot open %s, the keyboard's own folder: %s", clean, strerror(errno));
+            if (strict >= 0) close(strict);
+            return -1;
+        }
+        kind = KIND_READ;
+    } else if (lstat(clean, &st) < 0) return 0;  // not on this system (/lib32, say)
     // A read-only path already inside another read-only one needs no mount of
     // its own, when no symbolic link in it leads elsewhere.
     char real[PATH_MAX];
     bool canonical = realpath(clean, real) && strcmp(real, clean) == 0;
     for (int i = 0; i < p->count; i++) {
         struct source *s = &p->items[i];
-        if (strcmp(s->path, clean) == 0) {
-            if (kind == KIND_WRITE) s->kind = KIND_WRITE;
+        if (strcmp(s->path, clean) == 0 || (canonical && kind == KIND_READ && s->kind == KIND_READ && s->directory && is_beneath(clean, s->path))) {
+            if (strcmp(s->path, clean) == 0 && kind == KIND_WRITE) s->kind = KIND_WRITE;
+            if (strict >= 0) close(strict);
             return 0;
         }
-        if (canonical && kind == KIND_READ && s->kind == KIND_READ && s->directory && is_beneath(clean, s->path)) return 0;
     }
     if (p->count == p->capacity) {
         int capacity = p->capacity ? p->capacity * 2 : 32;
         struct source *items = realloc(p->items, (size_t)capacity * sizeof *items);
-        if (!items) { kbh_say(err, size, "sandbox: out of memory"); return -1; }
+        if (!items) {
+            if (strict >= 0) close(strict);
+            kbh_say(err, size, "sandbox: out of memory");
+            return -1;
+        }
         p->items = items;
         p->capacity = capacity;
     }
@@ -130,7 +154,10 @@ static int plan_add(struct plan *p, const char *path, int kind, char *err, size_
     s->directory = S_ISDIR(st.st_mode);
     // No link followed, and the same file as checked: a folder swapped for a link since the lstat
     // above is refused, never mounted from wherever the link leads (twenty-third red team, read).
-    s->fd = (int)syscall(SYS_open_tree, AT_FDCWD, clean, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
+    s->fd = strict >= 0
+        ? (int)syscall(SYS_open_tree, strict, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH)
+        : (int)syscall(SYS_open_tree, AT_FDCWD, clean, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
+    if (strict >= 0) close(strict);
     if (s->fd < 0) {
         kbh_say(err, size, "sandbox: cannot take %s into the keyboard's namespace: %s", clean, strerror(errno));
         return -1;
@@ -198,7 +225,7 @@ int kbh_isolate_filesystem(const kbh_sandbox_request *q, const char *const *syst
     // Not /dev/zero: shared, its mapping is memory the budget could not follow (as MAP_SHARED | MAP_ANONYMOUS).
     static const char *const devices[] = { "/dev/null", "/dev/urandom", "/dev/random" };
     for (size_t i = 0; rc == 0 && i < sizeof devices / sizeof *devices; i++) rc = plan_add(&p, devices[i], KIND_DEVICE, err, size);
-    for (size_t i = 0; rc == 0 && i < q->read_path_count; i++) rc = plan_add(&p, q->read_paths[i], KIND_READ, err, size);
+    for (size_t i = 0; rc == 0 && i < q->read_path_count; i++) rc = plan_add(&p, q->read_paths[i], KIND_BUNDLE, err, size);
     for (size_t i = 0; rc == 0 && i < q->group_path_count; i++)
         rc = plan_add(&p, q->group_paths[i], q->open_access ? KIND_WRITE : KIND_READ, err, size);
     char tmp[PATH_MAX] = "";

@@ -29,6 +29,10 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/openat2.h>
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
 
 // Landlock's uapi, spelled out: Debian 12's headers predate ABI 4–6.
 #define LL_CREATE_RULESET_VERSION (1U << 0)
@@ -109,9 +113,30 @@ static uint64_t ll_fs_handled(int abi) {
 
 // Allows `access` beneath `path` (or on it, for a file). A path that does not
 // exist is skipped: not every system has /lib64.
+static int ll_allow_opened(int ruleset, int fd, const char *path, uint64_t access, uint64_t handled, char *err, size_t size);
+
 static int ll_allow(int ruleset, const char *path, uint64_t access, uint64_t handled, char *err, size_t size) {
     int fd = open(path, O_PATH | O_CLOEXEC);
     if (fd < 0) return errno == ENOENT || errno == ENOTDIR ? 0 : (kbh_say(err, size, "sandbox: cannot open %s for a Landlock rule: %s", path, strerror(errno)), -1);
+    return ll_allow_opened(ruleset, fd, path, access, handled, err, size);
+}
+
+// The keyboard's own folders (the host's real paths): no link followed on the way, as filesystem.c's
+// KIND_BUNDLE (without namespaces these rules are all that keeps the keyboard in them).
+static int ll_allow_strict(int ruleset, const char *path, uint64_t access, uint64_t handled, char *err, size_t size) {
+    struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS };
+    int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+    if (fd < 0 && errno == ENOENT) return 0;
+    if (fd < 0) {
+        kbh_say(err, size, errno == ELOOP
+                ? "sandbox: %s, the keyboard's own folder, is reached through a symbolic link now; refused (it was a real folder when kbhost checked it)"
+                : "sandbox: cannot open %s for a Landlock rule: %s", path, strerror(errno));
+        return -1;
+    }
+    return ll_allow_opened(ruleset, fd, path, access, handled, err, size);
+}
+
+static int ll_allow_opened(int ruleset, int fd, const char *path, uint64_t access, uint64_t handled, char *err, size_t size) {
     struct stat st;
     if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode)) access &= ll_file_rights;
     struct ll_path_beneath_attr rule = { .allowed_access = access & handled, .parent_fd = fd };
@@ -186,7 +211,7 @@ static int install_landlock(const kbh_sandbox_request *q, const struct lib_dirs 
     uint64_t handled = attr.handled_access_fs;
     int rc = 0;
     // The plugin's bundle and what the host listed (system data such as dictionaries).
-    for (size_t i = 0; rc == 0 && i < q->read_path_count; i++) rc = ll_allow(ruleset, q->read_paths[i], ll_read, handled, err, size);
+    for (size_t i = 0; rc == 0 && i < q->read_path_count; i++) rc = ll_allow_strict(ruleset, q->read_paths[i], ll_read, handled, err, size);
     // The system's libraries, and the folder of every library already loaded.
     for (int i = 0; rc == 0 && i < libs->count; i++) rc = ll_allow(ruleset, libs->dirs[i], ll_read, handled, err, size);
     static const char *const devices[] = { "/dev/urandom", "/dev/random" };  // not /dev/zero (filesystem.c)

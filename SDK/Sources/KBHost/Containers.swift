@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 public import KBSystem
 import KBWire
 
@@ -198,7 +199,17 @@ public struct KeyboardAccess: Sendable {
     /// The sandbox for a keyboard: its bundle, the system data it declares,
     /// its containers (created here), open access as granted.
     func sandbox(for keyboard: LoadableKeyboard, openAccess: Bool) throws -> SandboxSpec {
-        var reads = [(keyboard.libraryPath as NSString).deletingLastPathComponent, keyboard.manifest.bundleDirectory]
+        // Real paths, checked here, which the extension process opens with no link followed on the way: a
+        // link in their place since discovery (a KBHOST_KEYBOARDS folder another user may write) is refused.
+        let bundle = keyboard.manifest.bundleDirectory
+        guard let library = Sys.realPath(keyboard.libraryPath), let realBundle = Sys.realPath(bundle) else {
+            throw SystemError("its bundle \(TerminalText.quoted(bundle)) or library \(TerminalText.quoted(keyboard.libraryPath)) is gone",
+                              errno: ENOENT)
+        }
+        if let problem = Installation.bundleOwnershipProblem(bundle: realBundle, manifest: keyboard.manifest.path, library: library) {
+            throw SystemError("its bundle is not its author's: \(problem); it was not started", errno: EPERM)
+        }
+        var reads = [(library as NSString).deletingLastPathComponent, realBundle]
         let declared = try keyboard.manifest.readOnlyPaths.compactMap(KeyboardAccess.systemData)
         reads += declared
         var spec = SandboxSpec(enabled: sandboxed, openAccess: openAccess, readPaths: Array(Set(reads)).sorted(),
@@ -221,6 +232,11 @@ public struct KeyboardAccess: Sendable {
             spec.containerPath = containers.keyboard(keyboard.identifier)
             spec.groups = keyboard.manifest.ownedApplicationGroups.map { GroupContainer(name: $0, path: containers.group($0)) }
         }
+        Self.afterSandboxCheck.withLock { $0 }?(realBundle)
         return spec
     }
+
+    /// Tests only: runs between the checks of a keyboard's folders and its process's start (given the bundle's real path).
+    private static let afterSandboxCheck = Mutex<(@Sendable (String) -> Void)?>(nil)
+    package static func afterSandboxCheck(_ hook: (@Sendable (String) -> Void)?) { afterSandboxCheck.withLock { $0 = hook } }
 }

@@ -117,8 +117,14 @@ public struct Installation: Sendable {
         let fail = { (problem: String) in
             ManifestError(file: manifest.path, keyPath: "CFBundleExecutable", problem: "names \(TerminalText.quoted(manifest.executable)), \(problem)")
         }
+        let foreign = { (library: String) -> ManifestError? in
+            Self.bundleOwnershipProblem(bundle: bundle, manifest: manifest.path, library: library).map {
+                ManifestError(file: manifest.path, keyPath: nil, problem: "is in a bundle that is not its author's: \($0)")
+            }
+        }
         switch Self.walk(bundle, manifest.executable) {
         case .file:
+            if let problem = foreign(inBundle) { throw problem }
             return inBundle.hasPrefix("/") ? inBundle : FileManager.default.currentDirectoryPath + "/" + inBundle
         case .notAFile:
             throw fail("which is not a file")
@@ -128,6 +134,7 @@ public struct Installation: Sendable {
                 throw fail("which leads outside the bundle (through a symbolic link, to '\(TerminalText.line(real))'); the library must be inside it")
             }
             guard let st = try? Sys.status(real), st.st_mode & S_IFMT == S_IFREG else { throw fail("which is not a file") }
+            if let problem = foreign(real) { throw problem }
             return real
         case .missing:
             break
@@ -157,6 +164,30 @@ public struct Installation: Sendable {
               real.hasPrefix(realFolder == "/" ? "/" : realFolder + "/") else {
             return ManifestError(file: plist, keyPath: nil,
                                  problem: "is a symbolic link that leads outside its bundle (to '\(TerminalText.line(real))'); the manifest must be inside it")
+        }
+        return nil
+    }
+
+    /// Why a keyboard's bundle is not its author's to hand to the keyboard, or nil. The sandbox lets a
+    /// keyboard read all of its bundle's folder, so that folder must hold only what the author put there:
+    /// one anyone may write in also holds what others put there (a link `pkg -> /tmp` in a shared
+    /// KBHOST_KEYBOARDS folder, the manifest and library planted in /tmp, let the keyboard read the
+    /// user's own 0600 files in /tmp: twenty-fifth red team); and a manifest or library of one user in a
+    /// folder of another's is no keyboard of that folder's owner. Links are followed (`bundle` may be
+    /// reached through the user's own link); it is the folder they lead to that is checked.
+    public static func bundleOwnershipProblem(bundle: String, manifest: String, library: String) -> String? {
+        guard let folder = try? Sys.status(bundle), folder.st_mode & S_IFMT == S_IFDIR else { return nil }  // (said elsewhere)
+        let shown = TerminalText.quoted(Sys.realPath(bundle) ?? bundle)
+        if folder.st_mode & 0o002 != 0 {
+            return "its folder \(shown) is one anyone may write in, and the keyboard would read everything in it"
+        }
+        for (what, path) in [("manifest", manifest), ("library", library)] {
+            guard let st = try? Sys.status(path), st.st_uid != folder.st_uid else { continue }
+            return "its \(what) belongs to user \(st.st_uid) and its folder \(shown) to user \(folder.st_uid)"
+        }
+        let libraryFolder = (library as NSString).deletingLastPathComponent
+        if let st = try? Sys.status(libraryFolder.isEmpty ? "." : libraryFolder), st.st_mode & 0o002 != 0 {
+            return "its library's folder \(TerminalText.quoted(Sys.realPath(libraryFolder) ?? libraryFolder)) is one anyone may write in"
         }
         return nil
     }

@@ -99,6 +99,9 @@ public final class KeyboardSession {
                             configuration: ExtensionProcess.Configuration, needsInputModeSwitchKey: Bool = true,
                             hasFullAccess: Bool = false, inputModes: [String]? = nil,
                             windowLimit: Int = DocumentWindow.defaultLimit, access: KeyboardAccess = KeyboardAccess()) throws(KeyboardFailure) {
+        // Its library by its real path: only the real folders are in its sandbox (`KeyboardAccess.sandbox(for:)`).
+        var keyboard = keyboard
+        if let real = Sys.realPath(keyboard.libraryPath) { keyboard.libraryPath = real }
         let fullAccess = hasFullAccess && keyboard.manifest.requestsOpenAccess
         let facts = ControllerFacts(needsInputModeSwitchKey: needsInputModeSwitchKey, hasFullAccess: fullAccess,
                                     primaryLanguage: keyboard.manifest.primaryLanguage,

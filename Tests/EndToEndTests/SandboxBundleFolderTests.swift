@@ -1,0 +1,104 @@
+import Foundation
+import Glibc
+import KBHost
+import KBSystem
+import KBText
+import Testing
+
+/// A keyboard reads all of its bundle's folder: that folder must be its author's alone, and the one
+/// the host checked is the one the extension process mounts (twenty-fifth red team).
+extension SandboxTests {
+    /// The Hostile keyboard's manifest and library copied into `folder`, with `secret` (six bytes,
+    /// 0600, the user's own) beside them.
+    func hostileBundle(at folder: String) throws {
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try fm.copyItem(atPath: Fixtures.installation.productsDirectory + "/libHostileKeyboard.so", toPath: folder + "/libHostileKeyboard.so")
+        try fm.copyItem(atPath: (Fixtures.installation.manifestsDirectory ?? "") + "/Hostile/Info.plist", toPath: folder + "/Info.plist")
+        #expect(fm.createFile(atPath: folder + "/secret.txt", contents: Data("secret".utf8), attributes: [.posixPermissions: 0o600]))
+    }
+
+    /// A shared KBHOST_KEYBOARDS folder of another user's holding a link to a folder anyone may write
+    /// in (/tmp), where that user put a manifest and a library: the keyboard would have read the
+    /// user's own files there. It is refused, in `list` and at launch, naming why. The control: the
+    /// same bundle in a folder of its own starts, and reads the file beside its library.
+    @Test func aBundleInAFolderAnyoneMayWriteInIsRefused() throws {
+        let root = "/var/tmp/kbhost-test-" + UUID().uuidString  // not under /tmp, which the keyboard's root replaces
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let own = root + "/own/Hostile", open = root + "/open", shared = root + "/shared"
+        try hostileBundle(at: own)
+        try hostileBundle(at: open)
+        #expect(chmod(open, 0o1777) == 0, "stands for /tmp")
+        if getuid() == 0 {  // what another user put there (as root the test can make them another user's)
+            for file in ["Info.plist", "libHostileKeyboard.so"] { #expect(chown(open + "/" + file, 65534, 65534) == 0) }
+        }
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: shared + "/Hostile", withDestinationPath: open)
+        let w = try World()
+        func type(from keyboards: String, secret: String) throws -> (status: Int32, out: String, err: String) {
+            try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "--text", "file \(secret) ", "read-file"],
+                      extraEnvironment: ["KBHOST_HOME": root + "/home", "KBHOST_KEYBOARDS": keyboards, "KBHOST_MANIFESTS": root + "/none"])
+        }
+        // The control: in a folder of its own, the file beside its library is the keyboard's to read.
+        let control = try type(from: root + "/own", secret: own + "/secret.txt")
+        #expect(control.status == 0, "\(control.err)")
+        #expect(Scene.outcomes(control.out)["read-file"] == "allowed: read 6 bytes of \(own)/secret.txt", "\(control.out)")
+        #expect(FileManager.default.isReadableFile(atPath: shared + "/Hostile/secret.txt"), "the user's file is there, through the link")
+        // The attack: the bundle is the folder anyone may write in.
+        let attack = try type(from: shared, secret: shared + "/Hostile/secret.txt")
+        #expect(attack.status != 0, "\(attack.out)")
+        #expect(!attack.out.contains("read 6 bytes"), "\(attack.out)")
+        #expect(attack.err.contains("not its author's") && attack.err.contains("anyone may write in"), "\(attack.err)")
+        let list = try w.run(["list", "--all"], extraEnvironment: ["KBHOST_HOME": root + "/home", "KBHOST_KEYBOARDS": shared,
+                                                                  "KBHOST_MANIFESTS": root + "/none"])
+        #expect(list.err.contains("is in a bundle that is not its author's: its folder '\(open)' is one anyone may write in"), "\(list.err)")
+        // A library of one user in a folder of another's (the folder not writable by others): not that folder's owner's keyboard.
+        if getuid() == 0 {
+            #expect(chmod(open, 0o755) == 0)
+            let foreign = try type(from: shared, secret: shared + "/Hostile/secret.txt")
+            #expect(foreign.status != 0 && !foreign.out.contains("read 6 bytes"), "\(foreign.out)")
+            #expect(foreign.err.contains("belongs to user 65534 and its folder '\(open)' to user 0"), "\(foreign.err)")
+        }
+    }
+
+    /// The folders the host checked are the ones mounted: a folder on the way to the bundle swapped for
+    /// a link after the check (here by a hook at that moment; an attacker races for it) makes the
+    /// launch fail, never mounts what the link leads to. The control: the same path, read through the
+    /// link by an unsandboxed process, is the victim's file.
+    @Test func aFolderSwappedForALinkAfterTheCheckIsNeverMounted() throws {
+        let root = "/var/tmp/kbhost-test-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let fm = FileManager.default
+        let kbs = root + "/kbs", victim = root + "/victim"
+        try hostileBundle(at: kbs + "/Hostile")
+        try hostileBundle(at: victim + "/Hostile")  // the victim's folder: its secret.txt is what the attack wants
+        try "victim".write(toFile: victim + "/Hostile/secret.txt", atomically: false, encoding: .utf8)
+        let plist = kbs + "/Hostile/Info.plist"
+        let keyboard = LoadableKeyboard(manifest: try KeyboardManifest.load(contentsOf: plist), libraryPath: kbs + "/Hostile/libHostileKeyboard.so")
+        let home = root + "/home"
+        func session() throws(KeyboardFailure) -> KeyboardSession {
+            try KeyboardSession(keyboard: keyboard, document: TextDocument(text: "file \(kbs)/Hostile/secret.txt "),
+                                configuration: Fixtures.configuration, access: KeyboardAccess(home: home))
+        }
+        // Unswapped, it starts and reads its own file.
+        do {
+            let s = try session()
+            defer { s.close() }
+            try s.appear()
+            try s.tap("read-file")
+            #expect(Scene.outcomes(s.document.text)["read-file"] == "allowed: read 6 bytes of \(kbs)/Hostile/secret.txt")
+        }
+        // Swapped after the check: `kbs` becomes a link to the victim's folder.
+        KeyboardAccess.afterSandboxCheck { bundle in
+            guard bundle == kbs + "/Hostile" else { return }
+            _ = rename(kbs, root + "/kbs-away")
+            _ = symlink(victim, kbs)
+        }
+        defer { KeyboardAccess.afterSandboxCheck(nil) }
+        let e = #expect(throws: KeyboardFailure.self) { let s = try session(); s.close() }
+        #expect("\(e.map { String(describing: $0) } ?? "")".contains("reached through a symbolic link now"), "\(String(describing: e))")
+        // The control: through the link the same path is the victim's file.
+        #expect((try? String(contentsOfFile: kbs + "/Hostile/secret.txt", encoding: .utf8)) == "victim")
+        #expect(fm.fileExists(atPath: root + "/kbs-away/Hostile/Info.plist"), "the swap happened")
+    }
+}
