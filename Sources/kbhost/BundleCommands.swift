@@ -80,8 +80,14 @@ struct Install: ParsableCommand {
     /// Copies a bundle (or, from a built package, its Info.plist and library) into KBHOST_HOME/Keyboards,
     /// replacing an installed copy; its manifest and where it went. Errors exit with a message.
     static func install(_ bundle: String, context: Context) throws -> (KeyboardManifest, String) {
-        var source = (bundle as NSString).standardizingPath
-        if !source.hasPrefix("/") { source = ((FileManager.default.currentDirectoryPath + "/" + source) as NSString).standardizingPath }
+        var given = (bundle as NSString).standardizingPath
+        if !given.hasPrefix("/") { given = ((FileManager.default.currentDirectoryPath + "/" + given) as NSString).standardizingPath }
+        // Its real path, once: everything below is checked and copied there, opened with no link followed on the
+        // way. A folder above the bundle swapped for a link as install walked it had the installing user's home
+        // copied (twenty-fifth red team, C); the user's own links in what they typed are followed here.
+        guard let source = Sys.realPath(given) else {
+            throw exitWithError("\(TerminalText.line(given)): does not exist", status: Kbhost.Exit.invalid)
+        }
         let manifest: KeyboardManifest, inBundle: String?
         do {
             let plist = try KeyboardManifest.manifestPath(for: source)
@@ -117,16 +123,18 @@ struct Install: ParsableCommand {
             try fm.createDirectory(atPath: keyboards, withIntermediateDirectories: true)
             if inBundle == nil {
                 // Only what the keyboard needs: its manifest and its library, not the package's sources.
-                try fm.createDirectory(atPath: staging, withIntermediateDirectories: false)
-                try TreeCopy.copy(from: source + "/Info.plist", to: staging + "/Info.plist")
-                // A package's build (a path with no link, its owner's: `Installation.packageLibrary`), copied
-                // without following a link put on its way since.
-                let owner = try Sys.status(manifest.bundleDirectory).st_uid
+                // (In a folder only the user may enter until it is complete, as `TreeCopy.copyFolder` makes.)
+                try fm.createDirectory(atPath: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+                // A package's manifest and build (paths with no link, its owner's: `Installation.packageLibrary`),
+                // copied without following a link put on their way since.
+                let owner = try Sys.status(source).st_uid
+                try TreeCopy.copyRealFile(source + "/Info.plist", owner: owner, to: staging + "/Info.plist")
                 try TreeCopy.copyRealFile(library, owner: owner, to: staging + "/" + manifest.executable)
+                guard chmod(staging, 0o755) == 0 else { throw SystemError("chmod \(staging)", errno: errno) }
             } else {
                 // (A file swapped for a FIFO since the check is refused, not waited on; the bundle's folder swapped
                 // for a link is refused, not copied as a link: twenty-fourth red team, M.)
-                try TreeCopy.copyFolder(from: source, to: staging)
+                try TreeCopy.copyFolder(fromReal: source, to: staging)
             }
             // What was copied is what was checked: the manifest is read again from the copy, which is kbhost's
             // own now. The bundle's owner swapped another manifest in after the check (another keyboard's
@@ -236,6 +244,7 @@ struct Uninstall: ParsableCommand {
 /// operation could not be completed. You don’t have permission." and names no file).
 func fileProblem(_ error: any Error) -> String {
     if let failure = error as? TreeCopy.Failure { return "\(TerminalText.line(failure.path)): \(Sys.errorString(failure.errno))" }
+    if let many = error as? TreeCopy.TooManyEntries { return "\(TerminalText.line(many.path))\(many.description.dropFirst(many.path.count)); nothing was installed" }
     if let large = error as? TreeCopy.TooLarge { return "\(TerminalText.line(large.path))\(large.description.dropFirst(large.path.count)); nothing was installed" }
     if let changed = error as? TreeCopy.Changed {
         return "\(TerminalText.line(changed.path)): changed while it was copied (replaced, or a link put in its place or taken out of it); nothing was installed"

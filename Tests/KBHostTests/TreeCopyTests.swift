@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import KBSystem
+import Synchronization
 import Testing
 
 /// `kbhost install` copies a bundle with TreeCopy: folders, files and links, and a FIFO refused
@@ -109,12 +110,12 @@ struct TreeCopyTests {
     /// installed keyboard was then a link to a folder its owner could change at will (twenty-fourth red
     /// team, M). `copyFolder` refuses a top that is not a folder, or that became a link after its check.
     @Test func aBundleFolderSwappedForALinkIsRefused() throws {
-        let root = NSTemporaryDirectory() + "kbhost-treecopy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let root = try Self.realRoot()
         defer { TreeCopy.afterCheck(nil); try? FileManager.default.removeItem(atPath: root) }
         try FileManager.default.createDirectory(atPath: root + "/bundle", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root + "/theirs", withIntermediateDirectories: true)
         try Data("plist".utf8).write(to: URL(fileURLWithPath: root + "/bundle/Info.plist"))
-        try TreeCopy.copyFolder(from: root + "/bundle", to: root + "/copy")
+        try TreeCopy.copyFolder(fromReal: root + "/bundle", to: root + "/copy")
         #expect(try String(contentsOfFile: root + "/copy/Info.plist", encoding: .utf8) == "plist", "the control")
         let bundle = root + "/bundle", theirs = root + "/theirs"
         TreeCopy.afterCheck { path in
@@ -122,10 +123,75 @@ struct TreeCopyTests {
             try? FileManager.default.moveItem(atPath: bundle, toPath: bundle + "-moved")
             symlink(theirs, bundle)
         }
-        #expect(throws: TreeCopy.Changed.self) { try TreeCopy.copyFolder(from: bundle, to: root + "/again") }
+        #expect(throws: TreeCopy.Changed.self) { try TreeCopy.copyFolder(fromReal: bundle, to: root + "/again") }
         var st = stat()
         #expect(lstat(root + "/again", &st) != 0 || st.st_mode & S_IFMT != S_IFLNK, "no link was made in its place")
         TreeCopy.afterCheck(nil)
-        #expect(throws: TreeCopy.Changed.self) { try TreeCopy.copyFolder(from: bundle, to: root + "/third") }
+        #expect(throws: TreeCopy.Changed.self) { try TreeCopy.copyFolder(fromReal: bundle, to: root + "/third") }
+    }
+
+    /// A fresh folder for one test, by its real path (what `copyFolder(fromReal:)` takes).
+    static func realRoot() throws -> String {
+        let root = NSTemporaryDirectory() + "kbhost-treecopy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        return try #require(Sys.realPath(root))
+    }
+
+    /// A folder ABOVE the bundle swapped for a link after the bundle's real path was taken: the copy
+    /// followed it and took the installing user's home (twenty-fifth red team, C). Refused; nothing of
+    /// where the link leads is copied. The control: through the link, the path is the victim's folder.
+    @Test func aFolderAboveTheBundleSwappedForALinkIsRefused() throws {
+        let root = try Self.realRoot()
+        defer { TreeCopy.afterCheck(nil); try? FileManager.default.removeItem(atPath: root) }
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: root + "/theirs/bundle", withIntermediateDirectories: true)
+        try Data("plist".utf8).write(to: URL(fileURLWithPath: root + "/theirs/bundle/Info.plist"))
+        try fm.createDirectory(atPath: root + "/victim/bundle/.ssh", withIntermediateDirectories: true)
+        try Data("key".utf8).write(to: URL(fileURLWithPath: root + "/victim/bundle/.ssh/id"))
+        let bundle = root + "/theirs/bundle"
+        TreeCopy.afterCheck { path in
+            guard path == bundle else { return }
+            try? fm.moveItem(atPath: root + "/theirs", toPath: root + "/theirs-moved")
+            symlink(root + "/victim", root + "/theirs")
+        }
+        #expect(throws: TreeCopy.Changed.self) { try TreeCopy.copyFolder(fromReal: bundle, to: root + "/copy") }
+        #expect(!fm.fileExists(atPath: root + "/copy/.ssh/id"), "nothing of the victim's was copied")
+        #expect((try? String(contentsOfFile: bundle + "/.ssh/id", encoding: .utf8)) == "key", "the control: through the link it is the victim's")
+    }
+
+    /// Until it is complete the copy is in a folder only the user may enter (another user opened the
+    /// files as they appeared: twenty-fifth red team, C), and a folder only its owner may enter stays so.
+    @Test func theCopyIsPrivateUntilCompleteAndFoldersKeepTheirModes() throws {
+        let root = try Self.realRoot()
+        defer { TreeCopy.afterCheck(nil); try? FileManager.default.removeItem(atPath: root) }
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: root + "/bundle/private", withIntermediateDirectories: true)
+        try Data("plan".utf8).write(to: URL(fileURLWithPath: root + "/bundle/private/plan.txt"))
+        #expect(chmod(root + "/bundle", 0o755) == 0 && chmod(root + "/bundle/private", 0o700) == 0)
+        let seen = Mutex<mode_t?>(nil)
+        TreeCopy.afterCheck { path in
+            guard path == root + "/bundle/private/plan.txt" else { return }
+            var st = stat()
+            if stat(root + "/copy", &st) == 0 { seen.withLock { $0 = st.st_mode & 0o777 } }
+        }
+        try TreeCopy.copyFolder(fromReal: root + "/bundle", to: root + "/copy")
+        #expect(seen.withLock { $0 } == 0o700, "private while files were copied")
+        var st = stat()
+        #expect(stat(root + "/copy", &st) == 0 && st.st_mode & 0o777 == 0o755, "then the bundle's own mode")
+        #expect(stat(root + "/copy/private", &st) == 0 && st.st_mode & 0o777 == 0o700, "a private folder stays private")
+    }
+
+    /// 60,000 hard links to one byte (1.4 MB on disk) became 60,000 files, 234 MiB of a tmpfs home
+    /// (twenty-fifth red team, B): a copy makes at most `entryLimit` entries. The control: that many is fine.
+    @Test func aBundleOfTooManyEntriesIsRefused() throws {
+        let root = try Self.realRoot()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/bundle", withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: root + "/bundle/one"))
+        for i in 1..<TreeCopy.entryLimit { #expect(link(root + "/bundle/one", root + "/bundle/l\(i)") == 0) }
+        try TreeCopy.copyFolder(fromReal: root + "/bundle", to: root + "/copy")
+        #expect((try FileManager.default.contentsOfDirectory(atPath: root + "/copy")).count == TreeCopy.entryLimit, "the control")
+        #expect(link(root + "/bundle/one", root + "/bundle/over") == 0)
+        #expect(throws: TreeCopy.TooManyEntries.self) { try TreeCopy.copyFolder(fromReal: root + "/bundle", to: root + "/again") }
     }
 }

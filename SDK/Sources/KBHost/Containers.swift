@@ -201,11 +201,13 @@ public struct KeyboardAccess: Sendable {
     func sandbox(for keyboard: LoadableKeyboard, openAccess: Bool) throws -> SandboxSpec {
         // Real paths, checked here, which the extension process opens with no link followed on the way: a
         // link in their place since discovery (a KBHOST_KEYBOARDS folder another user may write) is refused.
-        let bundle = keyboard.manifest.bundleDirectory
-        guard let library = Sys.realPath(keyboard.libraryPath), let realBundle = Sys.realPath(bundle) else {
-            throw SystemError("its bundle \(TerminalText.quoted(bundle)) or library \(TerminalText.quoted(keyboard.libraryPath)) is gone",
+        // (A library that is not there fails its load, which says so.)
+        let bundle = keyboard.manifest.bundleDirectory, libraryFolder = (keyboard.libraryPath as NSString).deletingLastPathComponent
+        guard let realBundle = Sys.realPath(bundle), let realLibraryFolder = Sys.realPath(libraryFolder.isEmpty ? "." : libraryFolder) else {
+            throw SystemError("its bundle \(TerminalText.quoted(bundle)) or its library's folder \(TerminalText.quoted(libraryFolder)) is gone",
                               errno: ENOENT)
         }
+        let library = Sys.realPath(keyboard.libraryPath) ?? realLibraryFolder + "/" + (keyboard.libraryPath as NSString).lastPathComponent
         if let problem = Installation.bundleOwnershipProblem(bundle: realBundle, manifest: keyboard.manifest.path, library: library) {
             throw SystemError("its bundle is not its author's: \(problem); it was not started", errno: EPERM)
         }
