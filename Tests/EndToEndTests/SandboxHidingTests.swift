@@ -468,4 +468,53 @@ extension SandboxTests {
         #expect(outcome.withLock { $0 }.contains("unstoppable"), "the keyboard ran its stalls: \(outcome.withLock { $0 })")
         #expect(meanwhile * 2 >= control, "counted \(meanwhile) times in 0.5 s meanwhile, against \(control) before")
     }
+
+    /// A keyboard whose threads wait for a CPU is not resisting its stop: a keyboard that kept both CPUs
+    /// busy (200 spinning threads) had another, idle one ended for keeping its stops waiting over 1 s in
+    /// all within 10 s, and itself made current (twenty-fifth red team, D). Waits are charged by the CPU
+    /// the keyboard used while it was not yet stopped. Here a real process (SCHED_IDLE, on a CPU a
+    /// spinning thread of the test keeps busy, with a folder on a tmpfs so that every count stops it)
+    /// is watched for three seconds and not ended; the control: stopping it really takes over 0.1 s.
+    @Test(.enabled(if: TmpfsUsage.isTmpfs("/dev/shm") && sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 2, "needs /dev/shm on a tmpfs and 2 CPUs"))
+    func aKeyboardKeptFromTheCPUIsNotChargedForItsStops() throws {
+        let folder = "/dev/shm/kbhost-starved-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { Fixtures.removeTree(folder) }
+        let victim = try Spawn.spawn(path: "/bin/sleep", arguments: ["sleep", "30"], environment: [], files: [])
+        let pidfd = try Sys.pidfdOpen(victim)
+        defer {
+            _ = try? Sys.pidfdSendSignal(pidfd, SIGKILL)
+            _ = try? Sys.reap(pidfd: pidfd, wait: true)
+            Governor.shared.unwatch(pid: victim)
+            Sys.close(pidfd)
+        }
+        // The victim on CPU 1 at the lowest priority, and threads of the test spinning there.
+        try Sys.setAffinity(of: victim, 0b10)  // CPU 1
+        var idle = sched_param(sched_priority: 0)
+        #expect(sched_setscheduler(victim, 5 /* SCHED_IDLE */, &idle) == 0)
+        let spinning = Atomic<Bool>(true)
+        for _ in 0..<8 {  // (one CPU's worth of load, in eight threads: its turn comes that much later)
+            Thread {
+                try? Sys.setAffinity(of: 0, 0b10)
+                while spinning.load(ordering: .relaxed) {}
+            }.start()
+        }
+        defer { spinning.store(false, ordering: .relaxed) }
+        usleep(50_000)
+        // The control: a stop of it takes over 0.1 s to come, and it uses next to no CPU meanwhile.
+        var stop = try #require(ProcessPause.Stop.begin(pid: victim, pidfd: pidfd, within: 1_000_000_000))
+        while !stop.check() && !stop.expired(at: Sys.monotonicNanoseconds()) { usleep(1000) }
+        let took = Sys.monotonicNanoseconds() - stop.asked
+        let charged = stop.resisted()
+        stop.end(pidfd: pidfd)
+        #expect(took > 100_000_000, "the control: its stop came after \(took / 1_000_000) ms")
+        #expect(charged < 20_000_000, "it used \(charged / 1_000_000) ms of CPU meanwhile")
+        // Watched, with its folder counted (and it stopped) at every count, for three seconds.
+        Governor.shared.watch(pid: victim, pidfd: pidfd, budget: 48 << 20)
+        Governor.shared.countHeld(of: victim, folders: [folder], sockets: false)
+        let counts = Governor.shared.heavyCounts(of: victim)
+        sleep(3)
+        #expect(Governor.shared.kill(of: victim) == nil, "\(String(describing: Governor.shared.kill(of: victim)))")
+        #expect(Governor.shared.heavyCounts(of: victim) - counts >= 10, "it was counted meanwhile")
+    }
 }

@@ -266,11 +266,12 @@ extension Governor {
             // call returns): what it held unnamed was not counted at all then, and a keyboard that kept
             // one thread in a long write to a deleted file grew it unseen (a review).
             count.heavy = Governor.finishHeavy(pid: pid, devices: pending.devices, walked: pending.walked, readsUnnamed: true)
+            // How long it resisted the stop: seen running (not how long until this thread looked: a host slow
+            // to look again is no keyboard's doing), and running on a CPU (a load that kept its threads from
+            // a CPU is no keyboard's doing either) — read before it goes on.
+            count.stopWait = pending.stop.resisted()
             pending.stop.end(pidfd: pending.process.fd)
             count.unpaused = !pending.stop.stopped
-            // How long it was seen resisting the stop (not how long until this thread looked: a host slow
-            // to look again is no keyboard's doing).
-            count.stopWait = pending.stop.lastSeenRunning - pending.stop.asked
             // Time waiting for it to stop is not the count's cost (a keyboard that delayed its stops had its
             // next counts spaced by that wait: twenty-second red team), but the time spent looking is: a
             // keyboard of 240 idle threads, counted every 6 ms, kept the host at half a core (twenty-fourth).

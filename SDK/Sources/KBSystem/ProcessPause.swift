@@ -25,16 +25,32 @@ public enum ProcessPause {
         /// The time spent looking (reading its threads' states): the host's work for this stop, which
         /// grows with its threads (240 idle threads made each stop cost milliseconds: twenty-fourth red team).
         public private(set) var lookCost: Int64 = 0
+        /// Its CPU time when the stop was asked (nil: unknown).
+        let cpuAtAsk: Int64?
 
         /// Stops `pid`; nil if the signal could not be sent (a process gone, or not ours to stop).
         public static func begin(pid: Int32, pidfd: Int32, within nanoseconds: Int64) -> Stop? {
+            let cpu = Sys.cpuNanoseconds(of: pid)
             guard (try? Sys.pidfdSendSignal(pidfd, SIGSTOP)) != nil else { return nil }
             let now = Sys.monotonicNanoseconds()
-            return Stop(pid: pid, asked: now, deadline: now + nanoseconds)
+            return Stop(pid: pid, asked: now, deadline: now + nanoseconds, cpuAtAsk: cpu)
         }
 
-        private init(pid: Int32, asked: Int64, deadline: Int64) {
-            (self.pid, self.asked, self.deadline, self.lastSeenRunning) = (pid, asked, deadline, asked)
+        private init(pid: Int32, asked: Int64, deadline: Int64, cpuAtAsk: Int64?) {
+            (self.pid, self.asked, self.deadline, self.lastSeenRunning, self.cpuAtAsk) = (pid, asked, deadline, asked, cpuAtAsk)
+        }
+
+        /// How long it resisted the stop, as far as it could have: the time from the ask to the last look
+        /// that found a thread of it running, but no more than the CPU time it used since the ask (call it
+        /// before `end`). A thread that has not stopped is either waiting for a CPU (it stops as soon as it
+        /// runs, and can do nothing before), asleep inside a call (it can change nothing before the call
+        /// returns), or running inside one — only the last is the keyboard's doing, and only it uses CPU. By
+        /// wall time alone, a keyboard that kept both CPUs busy had another keyboard, whose idle threads
+        /// waited for a CPU to take their stop, ended for "keeping its counts waiting" (twenty-fifth red team, D).
+        public func resisted() -> Int64 {
+            let waited = lastSeenRunning - asked
+            guard let before = cpuAtAsk, let now = Sys.cpuNanoseconds(of: pid) else { return waited }
+            return min(waited, max(now - before, 0))
         }
 
         /// Whether every thread has stopped (or is gone) by now. Threads seen stopped are not read

@@ -217,6 +217,14 @@ public enum Sys {
         return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 
+    /// CPU time used by process `pid` (all its threads, living and ended), in nanoseconds; nil if it is gone.
+    public static func cpuNanoseconds(of pid: Int32) -> Int64? {
+        var clock = clockid_t()
+        var ts = timespec()
+        guard clock_getcpuclockid(pid, &clock) == 0, clock_gettime(clock, &ts) == 0 else { return nil }
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
     /// CPU time used by this process, in nanoseconds.
     public static func processCPUNanoseconds() -> Int64 {
         var ts = timespec()
