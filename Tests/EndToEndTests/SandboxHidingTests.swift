@@ -436,14 +436,9 @@ extension SandboxTests {
         let folder = home + "-other"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { Fixtures.removeTree(home); Fixtures.removeTree(folder) }
-        let other = try Spawn.spawn(path: "/bin/sleep", arguments: ["sleep", "30"], environment: [], files: [])
-        let otherfd = try Sys.pidfdOpen(other)
-        defer {
-            _ = try? Sys.pidfdSendSignal(otherfd, SIGKILL)
-            _ = try? Sys.reap(pidfd: otherfd, wait: true)
-            Governor.shared.unwatch(pid: other)
-            Sys.close(otherfd)
-        }
+        let process = try WatchedProcess()
+        let (other, otherfd) = (process.pid, process.pidfd)
+        defer { withExtendedLifetime(process) {} }
         Governor.shared.watch(pid: other, pidfd: otherfd, budget: 48 << 20)
         Governor.shared.countHeld(of: other, folders: [folder], sockets: false)
         usleep(100_000)
@@ -480,14 +475,9 @@ extension SandboxTests {
         let folder = "/dev/shm/kbhost-starved-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { Fixtures.removeTree(folder) }
-        let victim = try Spawn.spawn(path: "/bin/sleep", arguments: ["sleep", "30"], environment: [], files: [])
-        let pidfd = try Sys.pidfdOpen(victim)
-        defer {
-            _ = try? Sys.pidfdSendSignal(pidfd, SIGKILL)
-            _ = try? Sys.reap(pidfd: pidfd, wait: true)
-            Governor.shared.unwatch(pid: victim)
-            Sys.close(pidfd)
-        }
+        let process = try WatchedProcess()
+        let (victim, pidfd) = (process.pid, process.pidfd)
+        defer { withExtendedLifetime(process) {} }
         // The victim on CPU 1 at the lowest priority, and threads of the test spinning there.
         try Sys.setAffinity(of: victim, 0b10)  // CPU 1
         var idle = sched_param(sched_priority: 0)
