@@ -87,8 +87,9 @@ def window(text="", selection=(0, 0), marked=None, before=False, after=False):
     return out + boolean(before) + boolean(after)
 
 
-def sandbox(paths=(), container="", groups=(), missing=()):
-    out = boolean(True) + boolean(False) + u32(len(paths)) + b"".join(string(p) for p in paths) + string(container)
+def sandbox(paths=(), container="", groups=(), missing=(), identities=()):
+    out = boolean(True) + boolean(False) + u32(len(paths)) + b"".join(string(p) for p in paths)
+    out += u32(len(identities)) + b"".join(u64(d) + u64(i) for d, i in identities) + string(container)
     out += u32(len(groups)) + b"".join(string(n) + string(p) for n, p in groups)
     return out + u32(len(missing)) + b"".join(string(m) for m in missing)
 
@@ -214,7 +215,7 @@ HOST_VALID = {
     "load-rich": load(f=facts("ja-JP", "doc 🗒", ["com.example.k", "ja-JP", ""], [("omw", "On my way!"), ("", "\t\n")], "📋",
                               traits(11, 11, 3, 2, 2, 2, True, True)),
                       w=window("ab👍🏽かな", (7, 0), (6, 2), True, False),
-                      s=sandbox(["/k", "/usr/share/dict"], "/home/u/c", [("group.k", "/g/k")], ["seccomp"])),
+                      s=sandbox(["/k", "/usr/share/dict"], "/home/u/c", [("group.k", "/g/k")], ["seccomp"], [(2049, 131), (2**64 - 1, 0)])),
     "deliver-memory-warning": deliver(1, MEMORY_WARNING), "deliver-transition": deliver(2, transition()),
     "deliver-transition-extremes": deliver(3, transition(1.7976931348623157e308, -5e-324)),
     "deliver-key": deliver(4, key(1, 2, 0)), "deliver-key-extremes": deliver(5, key(2**31 - 1, -2**31, 4, -2**31, 2**31 - 1, -2**63)),

@@ -80,7 +80,14 @@ static bool is_beneath(const char *path, const char *dir) {
     return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == 0);
 }
 
+static int plan_add_checked(struct plan *p, const char *path, int kind, const unsigned long long *identity, char *err, size_t size);
+
 static int plan_add(struct plan *p, const char *path, int kind, char *err, size_t size) {
+    return plan_add_checked(p, path, kind, NULL, err, size);
+}
+
+// `identity`: for KIND_BUNDLE, (st_dev, st_ino) as the host checked it, or NULL.
+static int plan_add_checked(struct plan *p, const char *path, int kind, const unsigned long long *identity, char *err, size_t size) {
     if (!path || path[0] != '/') return 0;
     char clean[PATH_MAX];
     snprintf(clean, sizeof clean, "%s", path);
@@ -100,6 +107,12 @@ static int plan_add(struct plan *p, const char *path, int kind, char *err, size_
                     ? "sandbox: %s, the keyboard's own folder, is reached through a symbolic link now; refused (it was a real folder when kbhost checked it)"
                     : "sandbox: cannot open %s, the keyboard's own folder: %s", clean, strerror(errno));
             if (strict >= 0) close(strict);
+            return -1;
+        }
+        // And it is the folder the host checked, not another renamed into its place since (a review).
+        if (identity && ((unsigned long long)st.st_dev != identity[0] || (unsigned long long)st.st_ino != identity[1])) {
+            kbh_say(err, size, "sandbox: %s, the keyboard's own folder, is another folder than the one kbhost checked (one was renamed into its place); refused", clean);
+            close(strict);
             return -1;
         }
         kind = KIND_READ;
@@ -225,7 +238,8 @@ int kbh_isolate_filesystem(const kbh_sandbox_request *q, const char *const *syst
     // Not /dev/zero: shared, its mapping is memory the budget could not follow (as MAP_SHARED | MAP_ANONYMOUS).
     static const char *const devices[] = { "/dev/null", "/dev/urandom", "/dev/random" };
     for (size_t i = 0; rc == 0 && i < sizeof devices / sizeof *devices; i++) rc = plan_add(&p, devices[i], KIND_DEVICE, err, size);
-    for (size_t i = 0; rc == 0 && i < q->read_path_count; i++) rc = plan_add(&p, q->read_paths[i], KIND_BUNDLE, err, size);
+    for (size_t i = 0; rc == 0 && i < q->read_path_count; i++)
+        rc = plan_add_checked(&p, q->read_paths[i], KIND_BUNDLE, q->read_identities ? q->read_identities + 2 * i : NULL, err, size);
     for (size_t i = 0; rc == 0 && i < q->group_path_count; i++)
         rc = plan_add(&p, q->group_paths[i], q->open_access ? KIND_WRITE : KIND_READ, err, size);
     char tmp[PATH_MAX] = "";

@@ -123,7 +123,9 @@ static int ll_allow(int ruleset, const char *path, uint64_t access, uint64_t han
 
 // The keyboard's own folders (the host's real paths): no link followed on the way, as filesystem.c's
 // KIND_BUNDLE (without namespaces these rules are all that keeps the keyboard in them).
-static int ll_allow_strict(int ruleset, const char *path, uint64_t access, uint64_t handled, char *err, size_t size) {
+// `identity`: (st_dev, st_ino) as the host checked it, or NULL (a bind mount shows its folder's own).
+static int ll_allow_strict(int ruleset, const char *path, const unsigned long long *identity, uint64_t access, uint64_t handled,
+                           char *err, size_t size) {
     struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS };
     int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
     if (fd < 0 && errno == ENOENT) return 0;
@@ -131,6 +133,12 @@ static int ll_allow_strict(int ruleset, const char *path, uint64_t access, uint6
         kbh_say(err, size, errno == ELOOP
                 ? "sandbox: %s, the keyboard's own folder, is reached through a symbolic link now; refused (it was a real folder when kbhost checked it)"
                 : "sandbox: cannot open %s for a Landlock rule: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (identity && (fstat(fd, &st) != 0 || (unsigned long long)st.st_dev != identity[0] || (unsigned long long)st.st_ino != identity[1])) {
+        kbh_say(err, size, "sandbox: %s, the keyboard's own folder, is another folder than the one kbhost checked (one was renamed into its place); refused", path);
+        close(fd);
         return -1;
     }
     return ll_allow_opened(ruleset, fd, path, access, handled, err, size);
@@ -211,7 +219,7 @@ static int install_landlock(const kbh_sandbox_request *q, const struct lib_dirs 
     uint64_t handled = attr.handled_access_fs;
     int rc = 0;
     // The plugin's bundle and what the host listed (system data such as dictionaries).
-    for (size_t i = 0; rc == 0 && i < q->read_path_count; i++) rc = ll_allow_strict(ruleset, q->read_paths[i], ll_read, handled, err, size);
+    for (size_t i = 0; rc == 0 && i < q->read_path_count; i++) rc = ll_allow_strict(ruleset, q->read_paths[i], q->read_identities ? q->read_identities + 2 * i : NULL, ll_read, handled, err, size);
     // The system's libraries, and the folder of every library already loaded.
     for (int i = 0; rc == 0 && i < libs->count; i++) rc = ll_allow(ruleset, libs->dirs[i], ll_read, handled, err, size);
     static const char *const devices[] = { "/dev/urandom", "/dev/random" };  // not /dev/zero (filesystem.c)

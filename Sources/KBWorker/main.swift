@@ -222,6 +222,7 @@ func installSandbox(_ spec: SandboxSpec) throws(WorkerFailure) {
     guard spec.enabled else { return }
     func mask(_ names: [String]) -> UInt32 { names.reduce(0) { $0 | kbh_mechanism_named($1) } }
     let reads = spec.readPaths.map { strdup($0) }
+    let identities = spec.readIdentities.flatMap { [CUnsignedLongLong($0.device), CUnsignedLongLong($0.inode)] }
     let groups = spec.groups.map { strdup($0.path) }
     let container = strdup(spec.containerPath)
     let namespaced: Bool, networkIsolated: Bool
@@ -239,14 +240,17 @@ func installSandbox(_ spec: SandboxSpec) throws(WorkerFailure) {
     var message = [CChar](repeating: 0, count: 1024)
     let rc = reads.map { UnsafePointer($0) }.withUnsafeBufferPointer { readBuffer in
         groups.map { UnsafePointer($0) }.withUnsafeBufferPointer { groupBuffer in
-            var request = kbh_sandbox_request(open_access: spec.openAccess,
-                                              read_paths: readBuffer.baseAddress, read_path_count: readBuffer.count,
-                                              container: UnsafePointer(container),
-                                              group_paths: groupBuffer.baseAddress, group_path_count: groupBuffer.count,
-                                              allow_missing: mask(spec.allowMissing), pretend_missing: mask(pretendMissing),
-                                              namespaced: namespaced, network_isolated: networkIsolated,
-                                              namespace_error: UnsafePointer(whyNot))
-            return kbh_sandbox_apply(&request, &skipped, &message, message.count)
+            identities.withUnsafeBufferPointer { identityBuffer in
+                var request = kbh_sandbox_request(open_access: spec.openAccess,
+                                                  read_paths: readBuffer.baseAddress, read_path_count: readBuffer.count,
+                                                  read_identities: identities.isEmpty ? nil : identityBuffer.baseAddress,
+                                                  container: UnsafePointer(container),
+                                                  group_paths: groupBuffer.baseAddress, group_path_count: groupBuffer.count,
+                                                  allow_missing: mask(spec.allowMissing), pretend_missing: mask(pretendMissing),
+                                                  namespaced: namespaced, network_isolated: networkIsolated,
+                                                  namespace_error: UnsafePointer(whyNot))
+                return kbh_sandbox_apply(&request, &skipped, &message, message.count)
+            }
         }
     }
     guard rc == 0 else {

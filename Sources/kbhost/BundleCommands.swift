@@ -130,7 +130,7 @@ struct Install: ParsableCommand {
                 let owner = try Sys.status(source).st_uid
                 try TreeCopy.copyRealFile(source + "/Info.plist", owner: owner, to: staging + "/Info.plist")
                 try TreeCopy.copyRealFile(library, owner: owner, to: staging + "/" + manifest.executable)
-                guard chmod(staging, 0o755) == 0 else { throw SystemError("chmod \(staging)", errno: errno) }
+                try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: staging)
             } else {
                 // (A file swapped for a FIFO since the check is refused, not waited on; the bundle's folder swapped
                 // for a link is refused, not copied as a link: twenty-fourth red team, M.)

@@ -44,21 +44,26 @@ extension SandboxTests {
         #expect(control.status == 0, "\(control.err)")
         #expect(Scene.outcomes(control.out)["read-file"] == "allowed: read 6 bytes of \(own)/secret.txt", "\(control.out)")
         #expect(FileManager.default.isReadableFile(atPath: shared + "/Hostile/secret.txt"), "the user's file is there, through the link")
-        // The attack: the bundle is the folder anyone may write in.
-        let attack = try type(from: shared, secret: shared + "/Hostile/secret.txt")
-        #expect(attack.status != 0, "\(attack.out)")
-        #expect(!attack.out.contains("read 6 bytes"), "\(attack.out)")
-        #expect(attack.err.contains("not its author's") && attack.err.contains("anyone may write in"), "\(attack.err)")
-        let list = try w.run(["list", "--all"], extraEnvironment: ["KBHOST_HOME": root + "/home", "KBHOST_KEYBOARDS": shared,
-                                                                  "KBHOST_MANIFESTS": root + "/none"])
-        #expect(list.err.contains("is in a bundle that is not its author's: its folder '\(open)' is one anyone may write in"), "\(list.err)")
-        // A library of one user in a folder of another's (the folder not writable by others): not that folder's owner's keyboard.
-        if getuid() == 0 {
-            #expect(chmod(open, 0o755) == 0)
-            let foreign = try type(from: shared, secret: shared + "/Hostile/secret.txt")
-            #expect(foreign.status != 0 && !foreign.out.contains("read 6 bytes"), "\(foreign.out)")
-            #expect(foreign.err.contains("belongs to user 65534 and its folder '\(open)' to user 0"), "\(foreign.err)")
+        // The attack: the bundle is the folder anyone may write in (the secret as the keyboard would name it there).
+        func refused(_ why: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let attack = try type(from: shared, secret: open + "/secret.txt")
+            #expect(attack.status != 0 && !attack.out.contains("read 6 bytes"), "\(attack.out)", sourceLocation: sourceLocation)
+            #expect(attack.err.contains("is in a bundle no keyboard may run from: " + why), "\(attack.err)", sourceLocation: sourceLocation)
+            let list = try w.run(["list", "--all"], extraEnvironment: ["KBHOST_HOME": root + "/home", "KBHOST_KEYBOARDS": shared,
+                                                                      "KBHOST_MANIFESTS": root + "/none"])
+            #expect(list.err.contains("is in a bundle no keyboard may run from: " + why), "\(list.err)", sourceLocation: sourceLocation)
         }
+        try refused("its folder '\(open)' is one anyone may write in")
+        guard getuid() == 0 else { return }  // (the rest makes files of other users and groups)
+        // A folder of the user's that a group may write in (`users`, not the owner's own group): the same.
+        #expect(chmod(open, 0o2775) == 0 && chown(open, 0, 100) == 0)
+        try refused("its folder '\(open)' is one its group (100) may write in")
+        // A manifest and library of another user's in a folder of the user's: not the user's keyboard.
+        #expect(chmod(open, 0o755) == 0)
+        try refused("its manifest '\(open)/Info.plist' belongs to user 65534, not to you")
+        // A folder of another user's, however kept: his to fill while the keyboard runs.
+        #expect(chown(open, 65534, 65534) == 0)
+        try refused("its folder '\(open)' is user 65534's, not yours")
     }
 
     /// The folders the host checked are the ones mounted: a folder on the way to the bundle swapped for
@@ -100,5 +105,32 @@ extension SandboxTests {
         // The control: through the link the same path is the victim's file.
         #expect((try? String(contentsOfFile: kbs + "/Hostile/secret.txt", encoding: .utf8)) == "victim")
         #expect(fm.fileExists(atPath: root + "/kbs-away/Hostile/Info.plist"), "the swap happened")
+    }
+
+    /// Another folder renamed into the checked folder's place (no link anywhere: a rename within a folder
+    /// its owner may write in) is refused too: the extension process mounts a folder only if it is the
+    /// one the host checked (a review). The control: after the swap, the path holds the victim's file.
+    @Test func anotherFolderRenamedIntoItsPlaceIsNeverMounted() throws {
+        let root = "/var/tmp/kbhost-test-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let kbs = root + "/kbs"
+        try hostileBundle(at: kbs + "/Hostile")
+        try hostileBundle(at: kbs + "/mine")  // the victim's folder beside it
+        try "victim".write(toFile: kbs + "/mine/secret.txt", atomically: false, encoding: .utf8)
+        let keyboard = LoadableKeyboard(manifest: try KeyboardManifest.load(contentsOf: kbs + "/Hostile/Info.plist"),
+                                        libraryPath: kbs + "/Hostile/libHostileKeyboard.so")
+        KeyboardAccess.afterSandboxCheck { bundle in
+            guard bundle == kbs + "/Hostile" else { return }
+            _ = rename(kbs + "/Hostile", kbs + "/away")
+            _ = rename(kbs + "/mine", kbs + "/Hostile")
+        }
+        defer { KeyboardAccess.afterSandboxCheck(nil) }
+        let e = #expect(throws: KeyboardFailure.self) {
+            let s = try KeyboardSession(keyboard: keyboard, document: TextDocument(text: "file \(kbs)/Hostile/secret.txt "),
+                                        configuration: Fixtures.configuration, access: KeyboardAccess(home: root + "/home"))
+            s.close()
+        }
+        #expect("\(e.map { String(describing: $0) } ?? "")".contains("is another folder than the one kbhost checked"), "\(String(describing: e))")
+        #expect((try? String(contentsOfFile: kbs + "/Hostile/secret.txt", encoding: .utf8)) == "victim", "the control: the swap happened")
     }
 }

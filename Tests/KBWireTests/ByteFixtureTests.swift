@@ -52,7 +52,7 @@ struct ByteFixtureTests {
             + le32(0)                                         // no input modes
             + le32(0) + [0]                                   // no lexicon, no pasteboard
             + utf8String("") + le64(0) + le64(0) + [0] + [0, 0] // window: text, selection, no marked range, flags
-            + [1, 0] + le32(0) + utf8String("") + le32(0) + le32(0) // sandbox on, no open access, no paths, container, groups, allowances
+            + [1, 0] + le32(0) + le32(0) + utf8String("") + le32(0) + le32(0) // sandbox on, no open access, no paths, no identities, container, groups, allowances
         #expect(m.encoded() == expected)
         #expect(try HostMessage.decode(expected) == m)
     }

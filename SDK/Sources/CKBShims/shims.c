@@ -102,6 +102,18 @@ int kbs_waitid_pidfd(int pidfd, int nohang, int *code, int *status) {
 }
 
 #include <linux/openat2.h>
+#include <sys/xattr.h>
+int kbs_open_path_beneath(int dirfd, const char *path) {
+    struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC, .mode = 0,
+                            .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS };
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+}
+
+int kbs_has_access_acl(const char *path) {
+    if (lgetxattr(path, "system.posix_acl_access", NULL, 0) >= 0) return 1;
+    return errno == ENODATA || errno == ENOTSUP ? 0 : -1;
+}
+
 int kbs_open_beneath(int dirfd, const char *path, int flags) {
     struct open_how how = { .flags = (unsigned long long)flags, .mode = 0,
                             .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS };

@@ -153,6 +153,11 @@ public struct KeyboardAccess: Sendable {
             throw SystemError("KBHostReadOnlyPaths: \(TerminalText.quoted(declared)) is \(TerminalText.quoted(resolved)), \(why)",
                               errno: EACCES)
         }
+        // A folder someone else may write in holds what they put there, for as long as the keyboard runs (a review).
+        if isDirectory, let who = FolderTrust.othersWhoMayWrite(st, path: resolved) {
+            throw SystemError("KBHostReadOnlyPaths: \(TerminalText.quoted(declared)) is \(TerminalText.quoted(resolved)), a folder \(who) may write in",
+                              errno: EACCES)
+        }
         if isDirectory, let hidden = try firstUnreadable(in: resolved) {
             throw SystemError("KBHostReadOnlyPaths: \(TerminalText.quoted(declared)) holds \(TerminalText.quoted(hidden)), "
                               + "which not everyone may read", errno: EACCES)
@@ -199,23 +204,27 @@ public struct KeyboardAccess: Sendable {
     /// The sandbox for a keyboard: its bundle, the system data it declares,
     /// its containers (created here), open access as granted.
     func sandbox(for keyboard: LoadableKeyboard, openAccess: Bool) throws -> SandboxSpec {
-        // Real paths, checked here, which the extension process opens with no link followed on the way: a
-        // link in their place since discovery (a KBHOST_KEYBOARDS folder another user may write) is refused.
-        // (A library that is not there fails its load, which says so.)
-        let bundle = keyboard.manifest.bundleDirectory, libraryFolder = (keyboard.libraryPath as NSString).deletingLastPathComponent
-        guard let realBundle = Sys.realPath(bundle), let realLibraryFolder = Sys.realPath(libraryFolder.isEmpty ? "." : libraryFolder) else {
-            throw SystemError("its bundle \(TerminalText.quoted(bundle)) or its library's folder \(TerminalText.quoted(libraryFolder)) is gone",
-                              errno: ENOENT)
+        // Real paths, checked here, which the extension process opens with no link followed on the way, and
+        // mounts only if each is still what it was: a link, or another folder renamed into its place since
+        // discovery (a KBHOST_KEYBOARDS folder another user may write in) is refused. (A library that is not
+        // there fails its load, which says so.)
+        let checked: Installation.CheckedFolders
+        do { checked = try Installation.checkedFolders(bundle: keyboard.manifest.bundleDirectory, manifest: keyboard.manifest.path,
+                                                        library: keyboard.libraryPath) } catch {
+            throw SystemError("it may not run from its bundle: \(error.description); it was not started", errno: EPERM)
         }
-        let library = Sys.realPath(keyboard.libraryPath) ?? realLibraryFolder + "/" + (keyboard.libraryPath as NSString).lastPathComponent
-        if let problem = Installation.bundleOwnershipProblem(bundle: realBundle, manifest: keyboard.manifest.path, library: library) {
-            throw SystemError("its bundle is not its author's: \(problem); it was not started", errno: EPERM)
-        }
-        var reads = [(library as NSString).deletingLastPathComponent, realBundle]
+        var reads = [(checked.libraryFolder, checked.libraryFolderIdentity)]
+        if let bundle = checked.bundle { reads.append((bundle.path, bundle.identity)) }
         let declared = try keyboard.manifest.readOnlyPaths.compactMap(KeyboardAccess.systemData)
-        reads += declared
-        var spec = SandboxSpec(enabled: sandboxed, openAccess: openAccess, readPaths: Array(Set(reads)).sorted(),
-                               allowMissing: allowMissing)
+        for path in declared {  // (real paths already, checked by `systemData`)
+            guard let st = FolderTrust.status(ofReal: path) else { continue }
+            reads.append((path, ReadPathIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))))
+        }
+        var unique: [String: ReadPathIdentity] = [:]
+        for (path, identity) in reads { unique[path] = identity }
+        let sorted = unique.sorted { $0.key < $1.key }
+        var spec = SandboxSpec(enabled: sandboxed, openAccess: openAccess, readPaths: sorted.map { $0.key }, allowMissing: allowMissing)
+        spec.readIdentities = sorted.map { $0.value }
         if let home {
             let containers = Containers(home: home)
             try containers.prepare(for: keyboard.manifest)
@@ -234,7 +243,7 @@ public struct KeyboardAccess: Sendable {
             spec.containerPath = containers.keyboard(keyboard.identifier)
             spec.groups = keyboard.manifest.ownedApplicationGroups.map { GroupContainer(name: $0, path: containers.group($0)) }
         }
-        Self.afterSandboxCheck.withLock { $0 }?(realBundle)
+        Self.afterSandboxCheck.withLock { $0 }?(checked.bundle?.path ?? checked.libraryFolder)
         return spec
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import KBSystem
+package import KBWire
 
 /// Where kbhost's parts are: the build products (the worker and the bundled
 /// keyboards' libraries) and the bundled manifests.
@@ -117,11 +118,7 @@ public struct Installation: Sendable {
         let fail = { (problem: String) in
             ManifestError(file: manifest.path, keyPath: "CFBundleExecutable", problem: "names \(TerminalText.quoted(manifest.executable)), \(problem)")
         }
-        let foreign = { (library: String) -> ManifestError? in
-            Self.bundleOwnershipProblem(bundle: bundle, manifest: manifest.path, library: library).map {
-                ManifestError(file: manifest.path, keyPath: nil, problem: "is in a bundle that is not its author's: \($0)")
-            }
-        }
+        let foreign = { (library: String) -> ManifestError? in Self.foreignBundle(manifest, library: library) }
         switch Self.walk(bundle, manifest.executable) {
         case .file:
             if let problem = foreign(inBundle) { throw problem }
@@ -141,7 +138,10 @@ public struct Installation: Sendable {
         }
         if allowProducts {
             let product = (productsDirectory as NSString).appendingPathComponent(manifest.executable)
-            if FileManager.default.fileExists(atPath: product) { return product }
+            if FileManager.default.fileExists(atPath: product) {
+                if let problem = foreign(product) { throw problem }
+                return product
+            }
         }
         return nil
     }
@@ -168,28 +168,65 @@ public struct Installation: Sendable {
         return nil
     }
 
-    /// Why a keyboard's bundle is not its author's to hand to the keyboard, or nil. The sandbox lets a
-    /// keyboard read all of its bundle's folder, so that folder must hold only what the author put there:
-    /// one anyone may write in also holds what others put there (a link `pkg -> /tmp` in a shared
-    /// KBHOST_KEYBOARDS folder, the manifest and library planted in /tmp, let the keyboard read the
-    /// user's own 0600 files in /tmp: twenty-fifth red team); and a manifest or library of one user in a
-    /// folder of another's is no keyboard of that folder's owner. Links are followed (`bundle` may be
-    /// reached through the user's own link); it is the folder they lead to that is checked.
-    public static func bundleOwnershipProblem(bundle: String, manifest: String, library: String) -> String? {
-        guard let folder = try? Sys.status(bundle), folder.st_mode & S_IFMT == S_IFDIR else { return nil }  // (said elsewhere)
-        let shown = TerminalText.quoted(Sys.realPath(bundle) ?? bundle)
-        if folder.st_mode & 0o002 != 0 {
-            return "its folder \(shown) is one anyone may write in, and the keyboard would read everything in it"
+    /// A keyboard's bundle folder and its library's folder as checked: real paths, and what each was
+    /// then (the extension process mounts them only if they still are: `SandboxSpec.readIdentities`).
+    package struct CheckedFolders: Sendable {
+        /// Nil for a manifest in no folder (a keyboard made in code, `InputManager.Apart`): nothing of it is read.
+        package let bundle: (path: String, identity: ReadPathIdentity)?
+        package let libraryFolder: String, libraryFolderIdentity: ReadPathIdentity
+    }
+
+    /// Why a bundle is not one a keyboard may run from.
+    public struct BundleProblem: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Who may own a keyboard's folders and files: the user, root, and whoever owns the kbhost this
+    /// code was built from (its bundled samples; they already run kbhost's own code as the user).
+    static let trustedOwners: Set<uid_t> = {
+        var owners: Set<uid_t> = [getuid(), 0]
+        if let built = try? Sys.status(packageRoot()) { owners.insert(built.st_uid) }
+        return owners
+    }()
+
+    /// The folders a keyboard reads, checked: the sandbox lets a keyboard read all of its bundle's folder
+    /// and its library's, for as long as it runs, so each must be filled by its owner alone, and that owner
+    /// one whose code already runs as the user (the user, root, or kbhost's own). A link `pkg -> /tmp` in a
+    /// shared KBHOST_KEYBOARDS folder, with a manifest and library planted in /tmp, let the keyboard read
+    /// the user's own 0600 files in /tmp (twenty-fifth red team, A); a folder of another user's, however
+    /// it is kept, is his to fill with the user's files he may rename while the keyboard runs (a review),
+    /// so a keyboard of another user's runs only once installed (`kbhost install` copies it, and the copy
+    /// is the user's). Links are followed (`bundle` may be reached through the user's own link); the
+    /// folders they lead to are checked, each opened with no link followed, and what they were is kept.
+    package static func checkedFolders(bundle: String, manifest: String, library: String) throws(BundleProblem) -> CheckedFolders {
+        let trusted = trustedOwners
+        func folder(_ path: String, _ what: String) throws(BundleProblem) -> (String, ReadPathIdentity) {
+            guard let real = Sys.realPath(path.isEmpty ? "." : path), let st = FolderTrust.status(ofReal: real),
+                  st.st_mode & S_IFMT == S_IFDIR else {
+                throw BundleProblem(description: "\(what) \(TerminalText.quoted(path)) is gone")
+            }
+            let shown = TerminalText.quoted(real)
+            if let who = FolderTrust.othersWhoMayWrite(st, path: real) {
+                throw BundleProblem(description: "\(what) \(shown) is one \(who) may write in, and the keyboard would read everything put there")
+            }
+            guard trusted.contains(st.st_uid) else {
+                throw BundleProblem(description: "\(what) \(shown) is user \(st.st_uid)'s, not yours: a keyboard of another user's runs "
+                                    + "only once installed (kbhost install copies it into your own keyboards)")
+            }
+            return (real, ReadPathIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino)))
         }
-        for (what, path) in [("manifest", manifest), ("library", library)] {
-            guard let st = try? Sys.status(path), st.st_uid != folder.st_uid else { continue }
-            return "its \(what) belongs to user \(st.st_uid) and its folder \(shown) to user \(folder.st_uid)"
-        }
+        var isFolder: ObjCBool = false
+        let inFolder = FileManager.default.fileExists(atPath: bundle.isEmpty ? "." : bundle, isDirectory: &isFolder) && isFolder.boolValue
+        let checkedBundle = inFolder ? try folder(bundle, "its folder") : nil
         let libraryFolder = (library as NSString).deletingLastPathComponent
-        if let st = try? Sys.status(libraryFolder.isEmpty ? "." : libraryFolder), st.st_mode & 0o002 != 0 {
-            return "its library's folder \(TerminalText.quoted(Sys.realPath(libraryFolder) ?? libraryFolder)) is one anyone may write in"
+        let (realLibraryFolder, libraryIdentity) = try folder(libraryFolder, "its library's folder")
+        for (what, path) in [("manifest", manifest), ("library", library)] {
+            guard let st = try? Sys.status(path), !trusted.contains(st.st_uid) else { continue }
+            throw BundleProblem(description: "its \(what) \(TerminalText.quoted(Sys.realPath(path) ?? path)) belongs to user \(st.st_uid), "
+                                + "not to you: a keyboard of another user's runs only once installed (kbhost install copies it)")
         }
-        return nil
+        return CheckedFolders(bundle: checkedBundle.map { (path: $0.0, identity: $0.1) },
+                              libraryFolder: realLibraryFolder, libraryFolderIdentity: libraryIdentity)
     }
 
     private enum Walk { case file, notAFile, linked, missing }
@@ -217,9 +254,23 @@ public struct Installation: Sendable {
     }
 
     /// An author's keyboard: the library in its bundle, else its package's build.
-    /// A library in the bundle that leads outside it is an error, as in `library(for:allowProducts:)`.
+    /// A library in the bundle that leads outside it is an error, as in `library(for:allowProducts:)`,
+    /// and so is a bundle the keyboard may not run from (`checkedFolders`).
     public func authorLibrary(for manifest: KeyboardManifest) throws(ManifestError) -> String? {
-        try library(for: manifest, allowProducts: false) ?? Installation.packageLibrary(for: manifest)
+        if let inBundle = try library(for: manifest, allowProducts: false) { return inBundle }
+        guard let built = Installation.packageLibrary(for: manifest) else { return nil }
+        if let problem = Self.foreignBundle(manifest, library: built) { throw problem }
+        return built
+    }
+
+    /// Why a keyboard may not run from its bundle, as a manifest error (nil: it may).
+    static func foreignBundle(_ manifest: KeyboardManifest, library: String) -> ManifestError? {
+        do {
+            _ = try checkedFolders(bundle: manifest.bundleDirectory, manifest: manifest.path, library: library)
+            return nil
+        } catch {
+            return ManifestError(file: manifest.path, keyPath: nil, problem: "is in a bundle no keyboard may run from: \(error.description)")
+        }
     }
 
     /// The bundled sample keyboards, in folder order.

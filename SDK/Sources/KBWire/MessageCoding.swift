@@ -135,6 +135,8 @@ extension ByteWriter {
         bool(s.enabled); bool(s.openAccess)
         count(s.readPaths.count)
         for p in s.readPaths { string(p) }
+        count(s.readIdentities.count)
+        for i in s.readIdentities { u64(i.device); u64(i.inode) }
         string(s.containerPath)
         count(s.groups.count)
         for g in s.groups { string(g.name); string(g.path) }
@@ -247,6 +249,12 @@ extension ByteReader {
     mutating func sandbox() throws(WireError) -> SandboxSpec {
         var s = SandboxSpec(enabled: try bool("sandbox enabled"), openAccess: try bool("open access"))
         for _ in 0..<(try count("read paths", minimumSize: 4)) { s.readPaths.append(try string("read path")) }
+        for _ in 0..<(try count("read path identities", minimumSize: 16)) {
+            s.readIdentities.append(ReadPathIdentity(device: try u64("read path device"), inode: try u64("read path inode")))
+        }
+        guard s.readIdentities.isEmpty || s.readIdentities.count == s.readPaths.count else {
+            throw WireError.invalidValue(field: "read path identities", reason: "\(s.readIdentities.count) for \(s.readPaths.count) read paths")
+        }
         s.containerPath = try string("container path")
         for _ in 0..<(try count("groups", minimumSize: 8)) {
             s.groups.append(GroupContainer(name: try string("group name"), path: try string("group path")))

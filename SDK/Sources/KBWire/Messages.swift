@@ -77,8 +77,11 @@ package struct SandboxSpec: Hashable, Sendable {
     package var enabled: Bool
     /// Open access: the network and writes to the group containers.
     package var openAccess: Bool
-    /// Folders and files the keyboard may read (its bundle, the system's libraries and data).
+    /// Folders and files the keyboard may read (its bundle, the system's libraries and data): real paths.
     package var readPaths: [String]
+    /// What each of `readPaths` was when the host checked it (empty: not given): the extension process
+    /// refuses one that is another folder now, put in its place by a rename since (a review).
+    package var readIdentities: [ReadPathIdentity] = []
     /// Its own container (read/write); "" for none.
     package var containerPath: String
     /// The App Groups its manifest declares, and their folders.
@@ -94,6 +97,17 @@ package struct SandboxSpec: Hashable, Sendable {
         self.containerPath = containerPath
         self.groups = groups
         self.allowMissing = allowMissing
+    }
+}
+
+/// A file or folder as the kernel knows it (st_dev, st_ino): whatever path leads to it.
+package struct ReadPathIdentity: Hashable, Sendable {
+    package var device: UInt64
+    package var inode: UInt64
+
+    package init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
     }
 }
 

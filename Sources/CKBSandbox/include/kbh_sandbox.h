@@ -21,8 +21,9 @@ enum {
 
 typedef struct kbh_sandbox_request {
     bool open_access;                 /* the network and group writes */
-    const char *const *read_paths;    /* read (and map executable): bundle, system */
+    const char *const *read_paths;    /* read (and map executable): bundle, system; real paths, opened with no link followed */
     size_t read_path_count;
+    const unsigned long long *read_identities; /* NULL, or (st_dev, st_ino) of each read path as the host checked it */
     const char *container;            /* read/write; NULL or "" for none */
     const char *const *group_paths;   /* read; write with open access */
     size_t group_path_count;

@@ -84,6 +84,10 @@ int kbs_unread_sent(int fd);
    out of it (`..` above it, an absolute path). -1 with errno ENOSYS
    where the kernel (or a seccomp filter) lacks the call: then walk with openat. */
 int kbs_open_beneath(int dirfd, const char *path, int flags);
+/* An O_PATH | O_NOFOLLOW | O_CLOEXEC descriptor of `path` beneath `dirfd`, no link followed on the way. */
+int kbs_open_path_beneath(int dirfd, const char *path);
+/* Whether `path` (not followed) has an access ACL beyond its mode bits: 1, 0, or -1 on error. */
+int kbs_has_access_acl(const char *path);
 /* The CPUs a thread (or process: tid = pid) may run on, as a mask of CPUs 0–63
    (sched_getaffinity/sched_setaffinity); 0 on success. The benchmark pins
    processes to one CPU with these. */
