@@ -112,7 +112,7 @@ public final class Directory {
     /// Replaces a file atomically and durably: a new temporary file here,
     /// fsync, renameat over `name`, fsync of the folder. A link at `name` is
     /// replaced, never followed.
-    public func write(_ name: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws {
+    public func write(_ name: String, _ bytes: [UInt8], mode: Glibc.mode_t = 0o600) throws {
         try checkName(name)
         removeAbandonedTemporaries(of: name)
         let temporary = ".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
@@ -133,9 +133,14 @@ public final class Directory {
         _ = fsync(descriptor)
     }
 
-    /// Removes the temporary files of writers of `name` that were killed before
-    /// their rename (`.NAME.PID.RANDOM.tmp` whose PID no longer exists): the next
-    /// writer tidies up what a kill -9 left. A live writer's file is never touched.
+    /// Removes the temporary files of writers of `name` that were killed before their rename
+    /// (`.NAME.PID.RANDOM.tmp` last written over `abandonedAfter` seconds ago): the next writer tidies
+    /// up what a kill -9 left. A writer's file is written and renamed within moments. Not by asking
+    /// whether PID lives: in a folder a keyboard may write (an App Group's, with open access), the
+    /// names it planted for every PID and found removed told it which of the host's processes were
+    /// alive (twenty-fifth red team).
+    static let abandonedAfter = 600  // seconds
+
     private func removeAbandonedTemporaries(of name: String) {
         let listing = openat(descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard listing >= 0, let dir = fdopendir(listing) else {
@@ -149,7 +154,11 @@ public final class Directory {
             guard file.hasPrefix(prefix), file.hasSuffix(".tmp") else { continue }
             let middle = file.dropFirst(prefix.count).dropLast(4).split(separator: ".")
             guard middle.count == 2, let pid = Int32(middle[0]), UInt32(middle[1]) != nil, pid > 0 else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { unlinkat(descriptor, file, 0) }
+            var st = stat()
+            guard fstatat(descriptor, file, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFREG else { continue }
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            if Int(now.tv_sec) - Int(st.st_mtim.tv_sec) > Self.abandonedAfter { unlinkat(descriptor, file, 0) }
         }
     }
 
