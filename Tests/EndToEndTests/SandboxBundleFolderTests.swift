@@ -133,4 +133,24 @@ extension SandboxTests {
         #expect("\(e.map { String(describing: $0) } ?? "")".contains("is another folder than the one kbhost checked"), "\(String(describing: e))")
         #expect((try? String(contentsOfFile: kbs + "/Hostile/secret.txt", encoding: .utf8)) == "victim", "the control: the swap happened")
     }
+
+    /// A bundle among kbhost's containers (a KBHOST_KEYBOARDS folder leading into them) would give the
+    /// keyboard another keyboard's data, or a folder a keyboard fills: refused at launch. The control: the
+    /// same bundle beside the home starts.
+    @Test func aBundleAmongTheContainersIsRefused() throws {
+        let root = "/var/tmp/kbhost-test-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let home = root + "/home", inside = home + "/Containers/Keyboards/com.example.other/kb", beside = root + "/kb"
+        try hostileBundle(at: inside)
+        try hostileBundle(at: beside)
+        func start(_ bundle: String) throws(KeyboardFailure) {
+            let keyboard = LoadableKeyboard(manifest: try! KeyboardManifest.load(contentsOf: bundle + "/Info.plist"),
+                                            libraryPath: bundle + "/libHostileKeyboard.so")
+            let s = try KeyboardSession(keyboard: keyboard, configuration: Fixtures.configuration, access: KeyboardAccess(home: home))
+            s.close()
+        }
+        try start(beside)
+        let e = #expect(throws: KeyboardFailure.self) { try start(inside) }
+        #expect("\(e.map { String(describing: $0) } ?? "")".contains("is inside kbhost's containers"), "\(String(describing: e))")
+    }
 }

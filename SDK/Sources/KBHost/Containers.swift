@@ -235,6 +235,13 @@ public struct KeyboardAccess: Sendable {
                 throw SystemError("the keyboard's folder \(wide) holds kbhost's settings folder \(home), which the keyboard would "
                                   + "then read; keep KBHOST_HOME outside keyboards' bundles and build folders", errno: EPERM)
             }
+            // Nor may its bundle lie among the containers (a KBHOST_KEYBOARDS folder leading into them: the data of
+            // other keyboards, and a container its own keyboard fills; twenty-fifth red team).
+            let containerRoot = real(home + "/Containers")
+            if let inside = spec.readPaths.first(where: { real($0) == containerRoot || real($0).hasPrefix(containerRoot + "/") }) {
+                throw SystemError("the keyboard's folder \(inside) is inside kbhost's containers (\(containerRoot)), other keyboards' "
+                                  + "data; a keyboard's bundle is never there", errno: EPERM)
+            }
             // Nor may the system data it names lie inside it (KBHOST_HOME under /opt: another keyboard's container).
             if let inside = declared.first(where: { real($0).hasPrefix(settings == "/" ? "/" : settings + "/") }) {
                 throw SystemError("KBHostReadOnlyPaths: \(inside) is inside kbhost's settings folder \(home) (the settings, every "
