@@ -94,7 +94,7 @@ def sandbox(paths=(), container="", groups=(), missing=(), identities=()):
     return out + u32(len(missing)) + b"".join(string(m) for m in missing)
 
 
-def host_hello(protocol=4, abi=1): return u8(1) + u32(protocol) + u32(abi)
+def host_hello(protocol=5, abi=1): return u8(1) + u32(protocol) + u32(abi)
 
 
 def load(path="/k/libK.so", cls="K", f=None, w=None, s=None):
@@ -122,7 +122,7 @@ MEMORY_WARNING = u8(5)
 
 # --- Worker → host messages (WorkerMessage) ---
 
-def worker_hello(protocol=4, abi=1, pid=42): return u8(1) + u32(protocol) + u32(abi) + i32(pid)
+def worker_hello(protocol=5, abi=1, pid=42): return u8(1) + u32(protocol) + u32(abi) + i32(pid)
 
 
 def effects(items, count=None):

@@ -97,7 +97,7 @@ struct Install: ParsableCommand {
             }
             if let problem = Installation.manifestLinkProblem(plist) { throw problem }
             manifest = try KeyboardManifest.load(contentsOf: plist)
-            inBundle = try context.installation.library(for: manifest, allowProducts: false)
+            inBundle = try context.installation.library(for: manifest, allowProducts: false, runsFromHere: false)  // (copied: it becomes the user's)
         } catch {
             throw exitWithError("\(error)", status: Kbhost.Exit.invalid)
         }

@@ -60,10 +60,45 @@ extension SandboxTests {
         try refused("its folder '\(open)' is one its group (100) may write in")
         // A manifest and library of another user's in a folder of the user's: not the user's keyboard.
         #expect(chmod(open, 0o755) == 0)
-        try refused("its manifest '\(open)/Info.plist' belongs to user 65534, not to you")
+        try refused("its manifest '\(open)/Info.plist' is user 65534's, not yours")
         // A folder of another user's, however kept: his to fill while the keyboard runs.
         #expect(chown(open, 65534, 65534) == 0)
         try refused("its folder '\(open)' is user 65534's, not yours")
+        // A library anyone may write to: anyone decides what runs as the user.
+        for file in ["", "/Info.plist", "/libHostileKeyboard.so"] { #expect(chown(open + file, 0, 0) == 0) }
+        #expect(chmod(open + "/libHostileKeyboard.so", 0o666) == 0)
+        try refused("its library '\(open)/libHostileKeyboar")  // (a long path is cut short: "…' is one anyone may write to")
+        #expect(try type(from: shared, secret: open + "/secret.txt").err.contains("' is one anyone may write to"))
+        // Installed, another user's keyboard is the user's copy, and runs (install itself takes it).
+        #expect(chmod(open + "/libHostileKeyboard.so", 0o755) == 0)
+        for file in ["", "/Info.plist", "/libHostileKeyboard.so"] { #expect(chown(open + file, 65534, 65534) == 0) }
+        let env = ["KBHOST_HOME": root + "/home", "KBHOST_MANIFESTS": root + "/none"]
+        let install = try w.run(["install", open], extraEnvironment: env)
+        #expect(install.status == 0, "\(install.err)")
+        let installed = root + "/home/Keyboards/dev.kbhost.Hostile/secret.txt"
+        let typed = try w.run(["type", "--keyboard", "dev.kbhost.Hostile", "--text", "file \(installed) ", "read-file"], extraEnvironment: env)
+        #expect(Scene.outcomes(typed.out)["read-file"] == "allowed: read 6 bytes of \(installed)", "\(typed.out) \(typed.err)")
+    }
+
+    /// A folder inside the bundle that anyone may write in is as good as the bundle being one: refused at
+    /// launch (a review). The control: without it, the bundle starts.
+    @Test func aBundleHoldingAFolderAnyoneMayWriteInIsRefused() throws {
+        let root = "/var/tmp/kbhost-test-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let bundle = root + "/kb"
+        try hostileBundle(at: bundle)
+        let keyboard = LoadableKeyboard(manifest: try KeyboardManifest.load(contentsOf: bundle + "/Info.plist"),
+                                        libraryPath: bundle + "/libHostileKeyboard.so")
+        func start() throws(KeyboardFailure) {
+            let s = try KeyboardSession(keyboard: keyboard, configuration: Fixtures.configuration, access: KeyboardAccess(home: root + "/home"))
+            s.close()
+        }
+        try start()
+        try FileManager.default.createDirectory(atPath: bundle + "/data/spool", withIntermediateDirectories: true)
+        #expect(chmod(bundle + "/data/spool", 0o1777) == 0)
+        let e = #expect(throws: KeyboardFailure.self) { try start() }
+        #expect("\(e.map { String(describing: $0) } ?? "")".contains("holds '\(bundle)/data/spool', a folder anyone may write in"),
+                "\(String(describing: e))")
     }
 
     /// The folders the host checked are the ones mounted: a folder on the way to the bundle swapped for

@@ -25,11 +25,8 @@ struct SettingsDurabilityTests {
         #expect(settings.enabled.contains(settings.current))
     }
 
-    /// What a writer killed before its rename left (a temporary file last written over ten minutes ago)
-    /// is removed by the next writer; a fresh one, a writer's at work, is left alone. Whether the pid in
-    /// its name lives is not asked: where a keyboard may write (an App Group's Preferences), the names it
-    /// planted for every pid, removed or not, told it which of the host's processes lived (twenty-fifth
-    /// red team). So a fresh file of a pid that has ended stays, and an old one of a live pid goes.
+    /// What a writer killed before its rename left (a temporary file) is removed
+    /// by the next writer; a live writer's is left alone.
     @Test func theNextWriterRemovesWhatAKilledWriterLeft() throws {
         let w = try World()
         try w.addKeyboard("dev.example.A", name: "A")
@@ -39,14 +36,13 @@ struct SettingsDurabilityTests {
         gone.executableURL = URL(fileURLWithPath: "/bin/true")
         try gone.run()
         gone.waitUntilExit()
-        let abandoned = w.home + "/.settings.json.\(getpid()).12345.tmp"
-        let fresh = w.home + "/.settings.json.\(gone.processIdentifier).67890.tmp"
-        for path in [abandoned, fresh] { _ = FileManager.default.createFile(atPath: path, contents: Data("{".utf8)) }
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -1200)], ofItemAtPath: abandoned)
+        let abandoned = w.home + "/.settings.json.\(gone.processIdentifier).12345.tmp"
+        let live = w.home + "/.settings.json.\(getpid()).67890.tmp"
+        for path in [abandoned, live] { _ = FileManager.default.createFile(atPath: path, contents: Data("{".utf8)) }
         #expect(FileManager.default.fileExists(atPath: abandoned), "the litter is there")
         #expect(try w.kbhost("disable", "dev.example.A").status == 0)
         #expect(!FileManager.default.fileExists(atPath: abandoned), "removed by the next writer")
-        #expect(FileManager.default.fileExists(atPath: fresh), "a fresh file is not touched, whatever its pid")
+        #expect(FileManager.default.fileExists(atPath: live), "a live writer's file is not touched")
         #expect(try SettingsStore(directory: w.home).load().enabled == [SystemKeyboard.identifier])
     }
 

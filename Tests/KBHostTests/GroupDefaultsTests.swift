@@ -83,4 +83,24 @@ extension GroupDefaultsTests {
         #expect(error.errno == EFBIG)
         #expect(try s.load() == ["big": .data(fits)], "nothing was written")
     }
+
+    /// In a group's Preferences, which a keyboard with open access writes, a temporary file someone left
+    /// goes once it is old, whatever its pid: names planted for every pid, removed when the pid no longer
+    /// lived, told a keyboard which of the host's processes were alive (twenty-fifth red team). A fresh one
+    /// of a pid that has ended stays (no pid is asked); an old one of a live pid goes.
+    @Test func whatAWriterLeftGoesByItsAgeNotByItsPid() throws {
+        let s = try store()
+        try s.set(.integer(1), forKey: "k")
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let name = (s.path as NSString).lastPathComponent
+        let fresh = s.directory + "/.\(name).\(gone.processIdentifier).1.tmp", old = s.directory + "/.\(name).\(getpid()).2.tmp"
+        for path in [fresh, old] { #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8))) }
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -1200)], ofItemAtPath: old)
+        try s.set(.integer(2), forKey: "k")
+        #expect(FileManager.default.fileExists(atPath: fresh), "a fresh file stays, though its pid has ended")
+        #expect(!FileManager.default.fileExists(atPath: old), "an old one goes, though its pid lives")
+    }
 }

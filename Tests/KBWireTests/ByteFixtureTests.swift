@@ -21,9 +21,9 @@ struct ByteFixtureTests {
     /// `.deliver(sequence: 1, no facts, no window, call)` with the call's bytes spelled out.
     func deliver(_ callBytes: [UInt8]) -> [UInt8] { [3] + le64(1) + [0, 0] + callBytes }
 
-    @Test("Versions are 4 (protocol: key extras, haptics, alternates, drags) and 1 (ABI: the host table only grew)")
+    @Test("Versions are 5 (protocol: key extras, haptics, alternates, drags; read paths' identities) and 1 (ABI: the host table only grew)")
     func versions() {
-        #expect(WireVersion.protocolVersion == 4)
+        #expect(WireVersion.protocolVersion == 5)
         #expect(WireVersion.abiVersion == 1)
     }
 

@@ -114,6 +114,11 @@ int kbs_has_access_acl(const char *path) {
     return errno == ENODATA || errno == ENOTSUP ? 0 : -1;
 }
 
+int kbs_fd_has_access_acl(int fd) {
+    if (fgetxattr(fd, "system.posix_acl_access", NULL, 0) >= 0) return 1;
+    return errno == ENODATA || errno == ENOTSUP ? 0 : -1;
+}
+
 int kbs_open_beneath(int dirfd, const char *path, int flags) {
     struct open_how how = { .flags = (unsigned long long)flags, .mode = 0,
                             .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS };

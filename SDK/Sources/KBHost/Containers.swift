@@ -154,9 +154,13 @@ public struct KeyboardAccess: Sendable {
                               errno: EACCES)
         }
         // A folder someone else may write in holds what they put there, for as long as the keyboard runs (a review).
-        if isDirectory, let who = FolderTrust.othersWhoMayWrite(st, path: resolved) {
+        if isDirectory, let found = FolderTrust.inspect(real: resolved), let who = FolderTrust.othersWhoMayWrite(found) {
             throw SystemError("KBHostReadOnlyPaths: \(TerminalText.quoted(declared)) is \(TerminalText.quoted(resolved)), a folder \(who) may write in",
                               errno: EACCES)
+        }
+        if isDirectory, let inside = Installation.firstFolderOthersMayWrite(in: resolved) {
+            throw SystemError("KBHostReadOnlyPaths: \(TerminalText.quoted(declared)) holds \(TerminalText.quoted(inside.path)), a folder "
+                              + "\(inside.who) may write in", errno: EACCES)
         }
         if isDirectory, let hidden = try firstUnreadable(in: resolved) {
             throw SystemError("KBHostReadOnlyPaths: \(TerminalText.quoted(declared)) holds \(TerminalText.quoted(hidden)), "
@@ -210,15 +214,22 @@ public struct KeyboardAccess: Sendable {
         // there fails its load, which says so.)
         let checked: Installation.CheckedFolders
         do { checked = try Installation.checkedFolders(bundle: keyboard.manifest.bundleDirectory, manifest: keyboard.manifest.path,
-                                                        library: keyboard.libraryPath) } catch {
+                                                        library: keyboard.libraryPath, throughout: true) } catch {
             throw SystemError("it may not run from its bundle: \(error.description); it was not started", errno: EPERM)
         }
         var reads = [(checked.libraryFolder, checked.libraryFolderIdentity)]
         if let bundle = checked.bundle { reads.append((bundle.path, bundle.identity)) }
         let declared = try keyboard.manifest.readOnlyPaths.compactMap(KeyboardAccess.systemData)
-        for path in declared {  // (real paths already, checked by `systemData`)
-            guard let st = FolderTrust.status(ofReal: path) else { continue }
-            reads.append((path, ReadPathIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))))
+        for path in declared {  // (real paths already, checked by `systemData`; checked again here, as the descriptor that gives their identity sees them)
+            guard let found = FolderTrust.inspect(real: path) else { continue }
+            if let who = FolderTrust.othersWhoMayWrite(found) {
+                throw SystemError("KBHostReadOnlyPaths: \(TerminalText.quoted(path)) is one \(who) may write in", errno: EACCES)
+            }
+            guard Installation.trustedOwners.contains(found.owner) else {
+                throw SystemError("KBHostReadOnlyPaths: \(TerminalText.quoted(path)) is user \(found.owner)'s, who could put your files there "
+                                  + "while the keyboard runs", errno: EACCES)
+            }
+            reads.append((path, ReadPathIdentity(device: UInt64(found.status.st_dev), inode: UInt64(found.status.st_ino))))
         }
         var unique: [String: ReadPathIdentity] = [:]
         for (path, identity) in reads { unique[path] = identity }
@@ -238,7 +249,8 @@ public struct KeyboardAccess: Sendable {
             // Nor may its bundle lie among the containers (a KBHOST_KEYBOARDS folder leading into them: the data of
             // other keyboards, and a container its own keyboard fills; twenty-fifth red team).
             let containerRoot = real(home + "/Containers")
-            if let inside = spec.readPaths.first(where: { real($0) == containerRoot || real($0).hasPrefix(containerRoot + "/") }) {
+            let own = [checked.libraryFolder] + (checked.bundle.map { [$0.path] } ?? [])
+            if let inside = own.first(where: { real($0) == containerRoot || real($0).hasPrefix(containerRoot + "/") }) {
                 throw SystemError("the keyboard's folder \(inside) is inside kbhost's containers (\(containerRoot)), other keyboards' "
                                   + "data; a keyboard's bundle is never there", errno: EPERM)
             }

@@ -111,14 +111,18 @@ public struct Installation: Sendable {
     /// outside is an error, because the sandbox grants the keyboard read access to its
     /// library. Without links (two lstat calls, as `list` reads hundreds of bundles), the
     /// path itself is returned, made absolute.
-    public func library(for manifest: KeyboardManifest, allowProducts: Bool) throws(ManifestError) -> String? {
+    ///
+    /// `runsFromHere`: whether the keyboard would run from this bundle (its folders must then be ones it
+    /// may run from: `checkedFolders`); false for a bundle that is only copied (`kbhost install`: the copy
+    /// is the user's, whoever's the source was).
+    public func library(for manifest: KeyboardManifest, allowProducts: Bool, runsFromHere: Bool = true) throws(ManifestError) -> String? {
         // The manifest refuses absolute paths and "..", so the name itself stays inside the bundle.
         let bundle = manifest.bundleDirectory
         let inBundle = bundle + "/" + manifest.executable
         let fail = { (problem: String) in
             ManifestError(file: manifest.path, keyPath: "CFBundleExecutable", problem: "names \(TerminalText.quoted(manifest.executable)), \(problem)")
         }
-        let foreign = { (library: String) -> ManifestError? in Self.foreignBundle(manifest, library: library) }
+        let foreign = { (library: String) -> ManifestError? in runsFromHere ? Self.foreignBundle(manifest, library: library) : nil }
         switch Self.walk(bundle, manifest.executable) {
         case .file:
             if let problem = foreign(inBundle) { throw problem }
@@ -198,35 +202,66 @@ public struct Installation: Sendable {
     /// so a keyboard of another user's runs only once installed (`kbhost install` copies it, and the copy
     /// is the user's). Links are followed (`bundle` may be reached through the user's own link); the
     /// folders they lead to are checked, each opened with no link followed, and what they were is kept.
-    package static func checkedFolders(bundle: String, manifest: String, library: String) throws(BundleProblem) -> CheckedFolders {
+    package static func checkedFolders(bundle: String, manifest: String, library: String,
+                                       throughout: Bool = false) throws(BundleProblem) -> CheckedFolders {
         let trusted = trustedOwners
-        func folder(_ path: String, _ what: String) throws(BundleProblem) -> (String, ReadPathIdentity) {
-            guard let real = Sys.realPath(path.isEmpty ? "." : path), let st = FolderTrust.status(ofReal: real),
-                  st.st_mode & S_IFMT == S_IFDIR else {
-                throw BundleProblem(description: "\(what) \(TerminalText.quoted(path)) is gone")
+        func trustedOrThrow(_ found: FolderTrust.Found, _ what: String, _ shown: String) throws(BundleProblem) {
+            if let who = FolderTrust.othersWhoMayWrite(found) {
+                throw BundleProblem(description: found.isFolder
+                    ? "\(what) \(shown) is one \(who) may write in, and the keyboard would read everything put there"
+                    : "\(what) \(shown) is one \(who) may write to")
             }
-            let shown = TerminalText.quoted(real)
-            if let who = FolderTrust.othersWhoMayWrite(st, path: real) {
-                throw BundleProblem(description: "\(what) \(shown) is one \(who) may write in, and the keyboard would read everything put there")
-            }
-            guard trusted.contains(st.st_uid) else {
-                throw BundleProblem(description: "\(what) \(shown) is user \(st.st_uid)'s, not yours: a keyboard of another user's runs "
+            guard trusted.contains(found.owner) else {
+                throw BundleProblem(description: "\(what) \(shown) is user \(found.owner)'s, not yours: a keyboard of another user's runs "
                                     + "only once installed (kbhost install copies it into your own keyboards)")
             }
-            return (real, ReadPathIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino)))
+        }
+        func folder(_ path: String, _ what: String) throws(BundleProblem) -> (String, ReadPathIdentity) {
+            guard let real = Sys.realPath(path.isEmpty ? "." : path), let found = FolderTrust.inspect(real: real), found.isFolder else {
+                throw BundleProblem(description: "\(what) \(TerminalText.quoted(path)) is gone")
+            }
+            try trustedOrThrow(found, what, TerminalText.quoted(real))
+            if throughout, let inside = firstFolderOthersMayWrite(in: real) {
+                throw BundleProblem(description: "\(what) \(TerminalText.quoted(real)) holds \(TerminalText.quoted(inside.path)), a folder "
+                                    + "\(inside.who) may write in, and the keyboard would read everything put there")
+            }
+            return (real, ReadPathIdentity(device: UInt64(found.status.st_dev), inode: UInt64(found.status.st_ino)))
         }
         var isFolder: ObjCBool = false
         let inFolder = FileManager.default.fileExists(atPath: bundle.isEmpty ? "." : bundle, isDirectory: &isFolder) && isFolder.boolValue
         let checkedBundle = inFolder ? try folder(bundle, "its folder") : nil
         let libraryFolder = (library as NSString).deletingLastPathComponent
         let (realLibraryFolder, libraryIdentity) = try folder(libraryFolder, "its library's folder")
+        // Its manifest and library: whoever may change them decides what runs as the user. (A library not
+        // there fails its load, which says so; a manifest is not there only for a keyboard made in code.)
         for (what, path) in [("manifest", manifest), ("library", library)] {
-            guard let st = try? Sys.status(path), !trusted.contains(st.st_uid) else { continue }
-            throw BundleProblem(description: "its \(what) \(TerminalText.quoted(Sys.realPath(path) ?? path)) belongs to user \(st.st_uid), "
-                                + "not to you: a keyboard of another user's runs only once installed (kbhost install copies it)")
+            guard let real = Sys.realPath(path) else {
+                if what == "manifest" && inFolder { throw BundleProblem(description: "its manifest \(TerminalText.quoted(path)) is gone") }
+                continue
+            }
+            guard let found = FolderTrust.inspect(real: real) else { throw BundleProblem(description: "its \(what) \(TerminalText.quoted(real)) is gone") }
+            try trustedOrThrow(found, "its \(what)", TerminalText.quoted(real))
         }
         return CheckedFolders(bundle: checkedBundle.map { (path: $0.0, identity: $0.1) },
                               libraryFolder: realLibraryFolder, libraryFolderIdentity: libraryIdentity)
+    }
+
+    /// The first folder beneath `folder` (walked without following links, at most `TreeCopy.entryLimit`
+    /// entries) that someone besides its owner may write in, and who.
+    static func firstFolderOthersMayWrite(in folder: String) -> (path: String, who: String)? {
+        var pending = [folder], seen = 0
+        while let current = pending.popLast(), seen < TreeCopy.entryLimit {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: current) else { continue }
+            for name in names {
+                seen += 1
+                let path = current + "/" + name
+                guard let st = try? Sys.linkStatus(path), st.st_mode & S_IFMT == S_IFDIR,
+                      let found = FolderTrust.inspect(real: path) else { continue }
+                if let who = FolderTrust.othersWhoMayWrite(found) { return (path, who) }
+                pending.append(path)
+            }
+        }
+        return nil
     }
 
     private enum Walk { case file, notAFile, linked, missing }

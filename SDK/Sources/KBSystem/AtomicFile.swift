@@ -37,7 +37,7 @@ public enum AtomicFile {
         guard let opened = try Directory.open(trusted: directory) else {
             throw SystemError("open \(directory)", errno: ENOENT)
         }
-        try opened.write(String(parts.last ?? ""), bytes, mode: mode)
+        try opened.write(String(parts.last ?? ""), bytes, mode: mode, onlyKbhostWrites: true)
     }
 
     /// Makes the folder at `path` 0700 through a descriptor of the folder itself (no link followed),

@@ -112,9 +112,11 @@ public final class Directory {
     /// Replaces a file atomically and durably: a new temporary file here,
     /// fsync, renameat over `name`, fsync of the folder. A link at `name` is
     /// replaced, never followed.
-    public func write(_ name: String, _ bytes: [UInt8], mode: Glibc.mode_t = 0o600) throws {
+    /// `onlyKbhostWrites`: the folder is kbhost's own (the settings'), where no keyboard plants names:
+    /// what a killed writer left goes at once, its pid no longer living; elsewhere, only once it is old.
+    public func write(_ name: String, _ bytes: [UInt8], mode: Glibc.mode_t = 0o600, onlyKbhostWrites: Bool = false) throws {
         try checkName(name)
-        removeAbandonedTemporaries(of: name)
+        removeAbandonedTemporaries(of: name, byPid: onlyKbhostWrites)
         let temporary = ".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = try Sys.check("create \(child(temporary))") {
             openat(descriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
@@ -134,14 +136,14 @@ public final class Directory {
     }
 
     /// Removes the temporary files of writers of `name` that were killed before their rename
-    /// (`.NAME.PID.RANDOM.tmp` last written over `abandonedAfter` seconds ago): the next writer tidies
-    /// up what a kill -9 left. A writer's file is written and renamed within moments. Not by asking
-    /// whether PID lives: in a folder a keyboard may write (an App Group's, with open access), the
-    /// names it planted for every PID and found removed told it which of the host's processes were
-    /// alive (twenty-fifth red team).
+    /// (`.NAME.PID.RANDOM.tmp` whose PID no longer lives, or, unless `byPid`, last written over
+    /// `abandonedAfter` seconds ago): the next writer tidies up what a kill -9 left. A writer's file
+    /// is written and renamed within moments. Only in kbhost's own folders by asking whether PID lives:
+    /// in a folder a keyboard may write (an App Group's, with open access), the names it planted for
+    /// every PID and found removed told it which of the host's processes were alive (twenty-fifth red team).
     static let abandonedAfter = 600  // seconds
 
-    private func removeAbandonedTemporaries(of name: String) {
+    private func removeAbandonedTemporaries(of name: String, byPid: Bool) {
         let listing = openat(descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard listing >= 0, let dir = fdopendir(listing) else {
             if listing >= 0 { Sys.close(listing) }
@@ -154,6 +156,10 @@ public final class Directory {
             guard file.hasPrefix(prefix), file.hasSuffix(".tmp") else { continue }
             let middle = file.dropFirst(prefix.count).dropLast(4).split(separator: ".")
             guard middle.count == 2, let pid = Int32(middle[0]), UInt32(middle[1]) != nil, pid > 0 else { continue }
+            if byPid {
+                if kill(pid, 0) != 0 && errno == ESRCH { unlinkat(descriptor, file, 0) }
+                continue
+            }
             var st = stat()
             guard fstatat(descriptor, file, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFREG else { continue }
             var now = timespec()

@@ -1,42 +1,70 @@
 import CKBShims
 public import Glibc
+import Synchronization
 
-/// Whose a folder is, and who else may put things in it: a keyboard reads all of its bundle's folder,
-/// for as long as it runs, so that folder must be one only its owner fills, and its owner one the user
-/// trusts with code that runs as them.
+/// Whose a keyboard's folders and files are, and who else may change them: a keyboard reads all of its
+/// bundle's folder for as long as it runs, so that folder must be one only its owner fills, and its
+/// owner one the user trusts with code that runs as them.
 public enum FolderTrust {
-    /// The status of what is at `real` — a path with no link in it, as realpath gives — opened with no
-    /// link followed on the way (nil: not there, or a link is on its way now).
-    public static func status(ofReal real: String) -> stat? {
+    /// What is at a real path, as one descriptor saw it.
+    public struct Found: Sendable {
+        public let status: stat
+        /// Whether an access ACL beyond the mode bits is set (read through the same descriptor where it could be opened for reading).
+        public let hasACL: Bool
+        public var isFolder: Bool { status.st_mode & S_IFMT == S_IFDIR }
+        public var owner: UInt32 { status.st_uid }
+    }
+
+    /// What is at `real` — a path with no link in it, as realpath gives — opened with no link followed
+    /// on the way (nil: not there, or a link is on its way now).
+    public static func inspect(real: String) -> Found? {
         let root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard root >= 0 else { return nil }
         defer { Sys.close(root) }
-        let fd = kbs_open_path_beneath(root, String(real.drop { $0 == "/" }))
+        let relative = String(real.drop { $0 == "/" })
+        var fd = kbs_open_beneath(root, relative, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        let readable = fd >= 0
+        if fd < 0 && errno == EACCES { fd = kbs_open_path_beneath(root, relative) }  // (unreadable: its ACL by its path)
         guard fd >= 0 else { return nil }
         defer { Sys.close(fd) }
         var st = stat()
-        return fstat(fd, &st) == 0 ? st : nil
+        guard fstat(fd, &st) == 0 else { return nil }
+        let acl = readable ? kbs_fd_has_access_acl(fd) : kbs_has_access_acl(real)
+        return Found(status: st, hasACL: acl != 0)
     }
 
-    /// Who besides its owner may write in the folder at `path` (whose status is `st`), or nil for no
-    /// one: everyone (its mode, the sticky bit notwithstanding: /tmp takes anyone's files), or its group
-    /// — unless that group is its owner's own (named as the owner, with no other member) and no ACL
-    /// names anyone else (with an ACL, the group bits are its mask: a named user's write shows there).
-    public static func othersWhoMayWrite(_ st: stat, path: String) -> String? {
+    /// The status of what is at `real`, opened with no link followed on the way (nil: not there, or a link is on it now).
+    public static func status(ofReal real: String) -> stat? { inspect(real: real)?.status }
+
+    /// Who besides its owner may write in (or to) what was found, or nil for no one: everyone (its mode,
+    /// the sticky bit notwithstanding: /tmp takes anyone's files), or its group — unless that group is its
+    /// owner's own: the owner's primary group, named as the owner (or, with no names to look up, numbered
+    /// as the owner), with no member listed and no other user having it as theirs, and no ACL (with one,
+    /// the group bits are its mask: a named user's write shows there).
+    public static func othersWhoMayWrite(_ found: Found) -> String? {
+        let st = found.status
         if st.st_mode & 0o002 != 0 { return "anyone" }
         guard st.st_mode & 0o020 != 0 else { return nil }
-        let own = userName(st.st_uid).map { owner in
-            groupOf(st.st_gid).map { $0.name == owner && $0.members.isEmpty } ?? false
-        } ?? false
-        guard own, kbs_has_access_acl(path) == 0 else { return "its group (\(st.st_gid))" }
+        guard !found.hasACL, isOwnersOwnGroup(st.st_gid, owner: st.st_uid) else { return "its group (\(st.st_gid))" }
         return nil
     }
 
-    static func userName(_ uid: uid_t) -> String? {
+    /// Whether `gid` is `owner`'s user-private group (see `othersWhoMayWrite`).
+    static func isOwnersOwnGroup(_ gid: gid_t, owner: uid_t) -> Bool {
+        let user = account(owner)
+        guard gid == (user?.primaryGroup ?? owner) else { return false }
+        if let group = groupOf(gid) {
+            guard group.members.isEmpty || group.members == [user?.name ?? ""], group.name == (user?.name ?? group.name) else { return false }
+            if user == nil, group.name != String(owner) { return false }  // (a named group without the user's name: shared)
+        }
+        return !otherUserHasPrimaryGroup(gid, besides: owner)
+    }
+
+    static func account(_ uid: uid_t) -> (name: String, primaryGroup: gid_t)? {
         var entry = passwd(), result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 16_384)
         guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else { return nil }
-        return String(cString: name)
+        return (String(cString: name), entry.pw_gid)
     }
 
     static func groupOf(_ gid: gid_t) -> (name: String, members: [String])? {
@@ -51,5 +79,23 @@ public enum FolderTrust {
             }
         }
         return (String(cString: name), members)
+    }
+
+    /// The user database is walked by one thread at a time (setpwent/getpwent_r share one position).
+    private static let walking = Mutex(())
+
+    /// Whether a user other than `owner` has `gid` as primary group (members not listed in the group: bob,
+    /// whose group is alice's, wrote in her "private" folder; a review).
+    static func otherUserHasPrimaryGroup(_ gid: gid_t, besides owner: uid_t) -> Bool {
+        walking.withLock { _ in
+            setpwent()
+            defer { endpwent() }
+            var entry = passwd(), result: UnsafeMutablePointer<passwd>?
+            var buffer = [CChar](repeating: 0, count: 16_384)
+            while getpwent_r(&entry, &buffer, buffer.count, &result) == 0, result != nil {
+                if entry.pw_gid == gid && entry.pw_uid != owner { return true }
+            }
+            return false
+        }
     }
 }

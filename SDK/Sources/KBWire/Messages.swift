@@ -8,7 +8,7 @@ package import KBText
 /// worker. A worker's plugin output on stdout/stderr is log text, never protocol.
 package enum WireVersion {
     /// Bumped on any change to a message's shape; the handshake compares both sides'.
-    package static let protocolVersion: UInt32 = 4
+    package static let protocolVersion: UInt32 = 5
     /// The plugin ABI this build of kbhost speaks: KBH_ABI_VERSION in kbhost_keyboard.h,
     /// copied because the wire is pure and may not import the header (the host must not
     /// reach it). KBExtensionRuntimeTests fails when the two differ.

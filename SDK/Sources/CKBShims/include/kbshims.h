@@ -88,6 +88,8 @@ int kbs_open_beneath(int dirfd, const char *path, int flags);
 int kbs_open_path_beneath(int dirfd, const char *path);
 /* Whether `path` (not followed) has an access ACL beyond its mode bits: 1, 0, or -1 on error. */
 int kbs_has_access_acl(const char *path);
+/* The same through a descriptor opened for reading. */
+int kbs_fd_has_access_acl(int fd);
 /* The CPUs a thread (or process: tid = pid) may run on, as a mask of CPUs 0–63
    (sched_getaffinity/sched_setaffinity); 0 on success. The benchmark pins
    processes to one CPU with these. */
