@@ -29,4 +29,36 @@ struct ProcessPauseTests {
         #expect(after != nil && after != UInt8(ascii: "T"), "and going on after: \(after.map { String(UnicodeScalar($0)) } ?? "gone")")
         withExtendedLifetime(child) {}
     }
+
+    /// A thread asleep in a call the stop cannot interrupt (state D: here reads of a file with O_DIRECT
+    /// from the disk) keeps the stop from coming while it uses no CPU: that wait is charged all the same (a
+    /// review: charged by CPU alone, a keyboard reading its bundle that way was never ended for keeping its
+    /// counts waiting). The control: the stop really waited, and the process used little CPU meanwhile.
+    @Test func aStopKeptWaitingByADiskReadIsCharged() throws {
+        let file = "/var/tmp/kbhost-dstate-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { unlink(file) }
+        let out = try #require(FileHandle(forWritingAtPath: { _ = FileManager.default.createFile(atPath: file, contents: nil); return file }()))
+        let chunk = Data(repeating: 0x5A, count: 16 << 20)
+        for _ in 0..<32 { out.write(chunk) }  // 512 MiB, written: O_DIRECT reads go to the disk
+        try out.synchronize()
+        try out.close()
+        let child = try ChildProcess("exec dd if=\(file) of=/dev/null bs=256M iflag=direct 2>/dev/null")
+        let pid = child.pid
+        var seen = false
+        for _ in 0..<5000 where !seen { seen = state(pid) == UInt8(ascii: "D"); if !seen { usleep(200) } }
+        try #require(seen, "the scene: dd asleep in a read (state D)")
+        let cpuBefore = try #require(Sys.cpuNanoseconds(of: pid))
+        var stop = try #require(ProcessPause.Stop.begin(pid: pid, pidfd: child.pidfd, within: 300_000_000))
+        while !stop.check() && !stop.expired(at: Sys.monotonicNanoseconds()) {
+            usleep(ProcessPause.backoff(waited: Sys.monotonicNanoseconds() - stop.asked))
+        }
+        let charged = stop.resisted()
+        let cpu = (Sys.cpuNanoseconds(of: pid) ?? cpuBefore) - cpuBefore
+        let waited = stop.lastSeenRunning - stop.asked
+        stop.end(pidfd: child.pidfd)
+        #expect(waited > 20_000_000, "the control: the stop waited \(waited / 1_000_000) ms")
+        #expect(cpu * 2 < waited, "the control: it used \(cpu / 1_000_000) ms of CPU meanwhile")
+        #expect(charged * 2 >= waited, "charged \(charged / 1_000_000) ms of \(waited / 1_000_000)")
+        withExtendedLifetime(child) {}
+    }
 }

@@ -27,6 +27,11 @@ public enum ProcessPause {
         public private(set) var lookCost: Int64 = 0
         /// Its CPU time when the stop was asked (nil: unknown).
         let cpuAtAsk: Int64?
+        /// For each thread seen asleep in the kernel uninterruptibly (state D: a disk read, an fsync), about how
+        /// long it was seen so, looks apart: such a thread takes no stop until its call returns, and uses no CPU.
+        private var uninterruptible: [Int32: Int64] = [:]
+        /// When it was last looked at.
+        private var lastLook: Int64
 
         /// Stops `pid`; nil if the signal could not be sent (a process gone, or not ours to stop).
         public static func begin(pid: Int32, pidfd: Int32, within nanoseconds: Int64) -> Stop? {
@@ -38,19 +43,22 @@ public enum ProcessPause {
 
         private init(pid: Int32, asked: Int64, deadline: Int64, cpuAtAsk: Int64?) {
             (self.pid, self.asked, self.deadline, self.lastSeenRunning, self.cpuAtAsk) = (pid, asked, deadline, asked, cpuAtAsk)
+            lastLook = asked
         }
 
         /// How long it resisted the stop, as far as it could have: the time from the ask to the last look
-        /// that found a thread of it running, but no more than the CPU time it used since the ask (call it
-        /// before `end`). A thread that has not stopped is either waiting for a CPU (it stops as soon as it
-        /// runs, and can do nothing before), asleep inside a call (it can change nothing before the call
-        /// returns), or running inside one — only the last is the keyboard's doing, and only it uses CPU. By
-        /// wall time alone, a keyboard that kept both CPUs busy had another keyboard, whose idle threads
-        /// waited for a CPU to take their stop, ended for "keeping its counts waiting" (twenty-fifth red team, D).
+        /// that found a thread of it running, but no more than the CPU time it used since the ask and the
+        /// longest any one thread of it was seen asleep in a call the stop cannot interrupt (call it before
+        /// `end`). A thread that has not stopped is waiting for a CPU (it stops as soon as it runs, and does
+        /// nothing before), running inside a call (CPU), or asleep inside one (state D; a disk read may take
+        /// as long as the keyboard likes, with no CPU: a review) — only waiting for a CPU is no keyboard's
+        /// doing. By wall time alone, a keyboard that kept both CPUs busy had another keyboard, whose idle
+        /// threads waited for a CPU to take their stop, ended for "keeping its counts waiting" (twenty-fifth
+        /// red team, D).
         public func resisted() -> Int64 {
             let waited = lastSeenRunning - asked
             guard let before = cpuAtAsk, let now = Sys.cpuNanoseconds(of: pid) else { return waited }
-            return min(waited, max(now - before, 0))
+            return min(waited, max(now - before, 0) + (uninterruptible.values.max() ?? 0))
         }
 
         /// Whether every thread has stopped (or is gone) by now. Threads seen stopped are not read
@@ -63,15 +71,18 @@ public enum ProcessPause {
             // A look that read every thread (none cached) needs no second: a thread it found stopped can
             // send no SIGCONT, and one that sent it is running when read.
             let cached = !known.isEmpty
-            if ProcessPause.allStopped(pid, known: &known) {
+            var asleep: [Int32] = []
+            if ProcessPause.allStopped(pid, known: &known, uninterruptible: &asleep) {
                 stopped = true
                 if cached {
                     var fresh = Set<Int32>()
-                    stopped = ProcessPause.allStopped(pid, known: &fresh)
+                    stopped = ProcessPause.allStopped(pid, known: &fresh, uninterruptible: &asleep)
                     known = fresh
                 }
             }
             let now = Sys.monotonicNanoseconds()
+            for tid in asleep { uninterruptible[tid, default: 0] += now - lastLook }
+            lastLook = now
             lookCost += now - began
             if !stopped { lastSeenRunning = now }
             return stopped
@@ -95,11 +106,14 @@ public enum ProcessPause {
     /// Whether every thread of `pid` is stopped (or gone): the state after the name in each
     /// /proc/PID/task/TID/stat (whose name, in parentheses, may hold anything: the last ")" ends it).
     /// `known`: threads already seen stopped, not read again (those seen stopped now are added).
-    static func allStopped(_ pid: Int32, known: inout Set<Int32>) -> Bool {
+    /// `uninterruptible`: threads found asleep in a call the stop cannot interrupt (D) are added; every
+    /// thread not yet stopped is read to find them.
+    static func allStopped(_ pid: Int32, known: inout Set<Int32>, uninterruptible: inout [Int32]) -> Bool {
         guard let dir = opendir("/proc/\(pid)/task") else { return true }  // gone
         defer { closedir(dir) }
         let folder = dirfd(dir)
         var buffer = [UInt8](repeating: 0, count: 1024)
+        var all = true
         while let entry = readdir(dir) {
             let (tid, fd) = Sys.withEntryName(entry) { name -> (Int32, Int32) in
                 guard let first = name.first, first != 46 /* "." */ else { return (0, -1) }
@@ -113,9 +127,12 @@ public enum ProcessPause {
             guard n > 0, let close = buffer[..<n].lastIndex(of: 41 /* ")" */), close + 2 < n else { continue }  // a thread gone meanwhile
             switch buffer[close + 2] {
             case 84, 116, 90, 88: known.insert(tid)  // T (stopped), t (traced), Z, X (ending)
-            default: return false
+            case 68:  // D
+                uninterruptible.append(tid)
+                all = false
+            default: all = false
             }
         }
-        return true
+        return all
     }
 }
