@@ -244,7 +244,11 @@ def binary_cases():
         return b, b.manifest([("Z", inner)])
 
     b, top = nested(DEPTH - 1); put("accept-bin-depth-32.plist", b.build(top))
-    b, top = nested(DEPTH - 1, shared=True); put("accept-bin-depth-32-shared-2-to-the-31-paths.plist", b.build(top))
+    # Shared objects count each time they are referred to (PropertyList.Limits.expandedBytes): 2^31 paths expand to too much.
+    b, top = nested(DEPTH - 1, shared=True); put("reject-bin-depth-32-shared-2-to-the-31-paths.plist", b.build(top))
+    b, top = nested(12, shared=True); put("accept-bin-depth-12-shared-2-to-the-11-paths.plist", b.build(top))
+    b = Binary(); path = b.string("/usr/share/" + "d" * 16000)  # one 16 KB path named 100 times: 1.6 MB once read
+    put("reject-bin-one-path-named-100-times.plist", b.build(b.manifest([(b.string("KBHostReadOnlyPaths"), b.array([path] * 100))])))
     b, top = nested(DEPTH); put("reject-bin-depth-33.plist", b.build(top))
     b, top = nested(DEPTH, shared=True); put("reject-bin-depth-33-shared.plist", b.build(top))
     b, top = nested(1000); put("reject-bin-depth-1000.plist", b.build(top))

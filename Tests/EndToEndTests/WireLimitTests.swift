@@ -91,6 +91,21 @@ struct WireLimitTests {
         #expect(session.failure == nil)
     }
 
+    /// Within every per-call limit, 2 MiB a key grows the document without end across calls: a keyboard
+    /// doing so had `kbhost type` of 200 keys hold 816 MB (twenty-fifth red team). The document holds at
+    /// most `KeyboardSession.documentLimit` UTF-16 code units: the key that would go past it fails the
+    /// keyboard and is not applied; the control is every key before it.
+    @Test func theDocumentStaysWithinItsBoundAcrossCalls() throws {
+        let session = try Fixtures.session(Fixtures.fault("BigInsertOnKey"), text: ">", eventMs: 5000)
+        let fit = (KeyboardSession.documentLimit - 1) / (2 << 20)
+        for _ in 0..<fit { try session.tap("boom") }
+        #expect(session.document.buffer.utf16Count == 1 + fit * (2 << 20), "the control: \(fit) keys fit")
+        #expect(throws: SessionError.self) { try session.tap("boom") }
+        let failure = try #require(session.failure)
+        #expect(failure.description.contains("made the document longer than \(KeyboardSession.documentLimit) UTF-16 code units"), "\(failure)")
+        #expect(session.document.buffer.utf16Count == 1 + fit * (2 << 20), "nothing past the bound was applied")
+    }
+
     @Test func threeHundredThousandInsertionsInOneActionTravel() throws {
         let session = try Fixtures.session(Fixtures.fault("FloodOnKey"), text: "kept", eventMs: 10_000)
         try session.tap("boom")

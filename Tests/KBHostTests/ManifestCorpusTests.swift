@@ -84,6 +84,9 @@ struct ManifestCorpusTests {
             ("a 1 MB identifier", Array(ManifestStrictnessTests.manifest(identifier: String(repeating: "a", count: 1_000_000)).utf8),
              "longer than 65536 bytes"),
             ("2 MiB", Array(repeating: UInt8(ascii: " "), count: 2 << 20), "at most 1048576 bytes"),
+            // Every path is walked and every group's folder made at each launch (twenty-fifth red team): a handful each.
+            ("17 KBHostReadOnlyPaths", Array(ManifestStrictnessTests.manifest(reads: (1..<17).map { "<string>/usr/share/p\($0)</string>" }.joined()).utf8),
+             "has 17 entries; a keyboard names at most 16"),
         ]
         for (what, bytes, expected) in cases {
             guard case .refused(let message) = Self.outcome(bytes, "big") else { Issue.record("\(what) was accepted"); continue }

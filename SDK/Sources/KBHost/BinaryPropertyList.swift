@@ -55,6 +55,8 @@ struct BinaryPropertyList {
         var children: [PropertyList] = []
         var keys: Set<String> = []
         var height = 0
+        /// Its bytes once read (`PropertyList.Limits.expandedBytes`): one, and its children's.
+        var weight = 1
     }
 
     private enum Parsed {
@@ -64,12 +66,12 @@ struct BinaryPropertyList {
 
     func read() throws(PropertyListProblem) -> PropertyList {
         var stack: [Frame] = []
-        var done: [Int: (value: PropertyList, height: Int)] = [:]
+        var done: [Int: (value: PropertyList, height: Int, weight: Int)] = [:]
         var open: Set<Int> = []
         func path(_ last: KeyPathComponent?) -> [KeyPathComponent] { stack.compactMap(\.label) + (last.map { [$0] } ?? []) }
 
         /// The value of object `ref` if it is ready (a scalar, or a container read before); else its frame is pushed.
-        func enter(_ ref: Int, label: KeyPathComponent?) throws(PropertyListProblem) -> (value: PropertyList, height: Int)? {
+        func enter(_ ref: Int, label: KeyPathComponent?) throws(PropertyListProblem) -> (value: PropertyList, height: Int, weight: Int)? {
             guard ref < objectCount else {
                 throw Self.problem("refers to object \(ref), but has \(objectCount) objects", at: path(label))
             }
@@ -84,8 +86,13 @@ struct BinaryPropertyList {
             }
             switch try parse(ref, at: path(label)) {
             case .value(let value):
-                done[ref] = (value, 0)
-                return (value, 0)
+                let weight: Int
+                switch value {
+                case .string(let text): weight = 1 + text.utf8.count
+                default: weight = 1  // (data is checked, then kept only as its kind)
+                }
+                done[ref] = (value, 0, weight)
+                return (value, 0, weight)
             case .container(let isDictionary, let references):
                 guard stack.count < PropertyList.Limits.depth else {
                     throw Self.problem("nests dictionaries and arrays more than \(PropertyList.Limits.depth) deep", at: path(label))
@@ -98,8 +105,15 @@ struct BinaryPropertyList {
 
         var ready = try enter(topObject, label: nil)
         while true {
-            if case let (value, height)? = ready {
+            if case let (value, height, weight)? = ready {
                 guard var frame = stack.popLast() else { return value }
+                // Counted as often as it is referred to: what it expands to, not what it is stored as.
+                frame.weight += weight
+                guard frame.weight <= PropertyList.Limits.expandedBytes else {
+                    stack.append(frame)
+                    throw Self.problem("holds more than \(PropertyList.Limits.expandedBytes >> 20) MiB once its shared objects are "
+                                       + "counted each time they are referred to; a manifest is a few KiB", at: path(nil))
+                }
                 let half = frame.references.count / 2
                 if frame.isDictionary && frame.children.count < half {
                     guard case .string(let key) = value else {
@@ -141,8 +155,8 @@ struct BinaryPropertyList {
             } else {
                 value = .array(frame.children)
             }
-            done[frame.object] = (value, frame.height + 1)
-            ready = (value, frame.height + 1)  // handed to its parent (the new top) above
+            done[frame.object] = (value, frame.height + 1, frame.weight)
+            ready = (value, frame.height + 1, frame.weight)  // handed to its parent (the new top) above
         }
     }
 

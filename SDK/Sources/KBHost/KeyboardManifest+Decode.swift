@@ -101,6 +101,11 @@ extension KeyboardManifest {
             throw PropertyListProblem("\(TerminalText.quoted(language)) is not a BCP 47 language tag (like en-US or ja-JP)",
                                       at: extensionPath + [.key("NSExtensionAttributes"), .key("PrimaryLanguage")])
         }
+        // A handful each: every path is walked and every group's folder made at each launch (300,000 paths, 30,000
+        // groups in a manifest of 300 KB kept `type` walking for an hour and made 90,001 folders: twenty-fifth red team).
+        for (key, list) in [(applicationGroupsKey, groups), ("KBHostReadOnlyPaths", reads)] where list.count > Self.listLimit {
+            throw PropertyListProblem("has \(list.count) entries; a keyboard names at most \(Self.listLimit)", at: [.key(key)])
+        }
         for (i, group) in groups.enumerated() {
             if let problem = groupNameProblem(group) {
                 throw PropertyListProblem("\(TerminalText.quoted(group)) is not an App Group name (like group.com.example.keyboard): it \(problem)",
@@ -115,6 +120,9 @@ extension KeyboardManifest {
                                 executable: executable, principalClass: principal, primaryLanguage: language,
                                 isASCIICapable: isASCIICapable, prefersRightToLeft: prefersRightToLeft,
                                 requestsOpenAccess: requestsOpenAccess,
-                                applicationGroups: Array(Set(groups)).sorted(), readOnlyPaths: reads)
+                                applicationGroups: Array(Set(groups)).sorted(), readOnlyPaths: Array(Set(reads)).sorted())
     }
+
+    /// The most App Groups, and the most KBHostReadOnlyPaths, one manifest names.
+    static let listLimit = 16
 }

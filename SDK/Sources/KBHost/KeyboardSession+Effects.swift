@@ -5,6 +5,9 @@ import KBWire
 // MARK: Effects: what the keyboard's process asked for, checked and applied
 
 extension KeyboardSession {
+    /// The longest a keyboard may make the document it types into (UTF-16 code units): 16 Mi, 32 MiB.
+    package static let documentLimit = 16 << 20
+
     func apply(_ effects: [Effect], phase: @autoclosure () -> String) throws(KeyboardFailure) {
         // Counted before anything is applied: the time the host spends on one call's edits is
         // bounded as their count and memory are (WireLimits.maximumEditWork).
@@ -22,6 +25,18 @@ extension KeyboardSession {
             }
             switch effect {
             case .edit(let edit):
+                // The document stays within bounds across calls too: a keyboard inserting 2 MB a key had
+                // `kbhost type` of 200 keys hold 816 MB (twenty-fifth red team). Nothing past the bound is applied.
+                let added: Int
+                switch edit {
+                case .insertText(let text), .setMarkedText(let text, _): added = text.utf16.count
+                default: added = 0
+                }
+                if added > 0, document.buffer.utf16Count + added > Self.documentLimit {
+                    throw fail(KeyboardFailure(keyboardID: keyboard.identifier, phase: phase(), reason: .loadFailed(.overLimit,
+                        "made the document longer than \(Self.documentLimit) UTF-16 code units, the most a document may hold"),
+                                               stderrTail: process.outputText))
+                }
                 // The document before the edit is kept only for someone who asked for it: the
                 // copy costs as much as the document is long, at every edit.
                 let before = onEdit == nil ? nil : document.buffer

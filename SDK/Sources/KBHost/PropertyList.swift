@@ -35,6 +35,10 @@ enum PropertyList: Sendable, Equatable {
         static let depth = 32
         /// The longest string, key or data value, in bytes (UTF-8 for XML, as stored for binary).
         static let stringBytes = 64 << 10
+        /// The most a manifest may hold once read, in bytes of its strings and data and one per value: a
+        /// binary one refers to one object as often as it likes, and 80 KB naming one 60 KB path 20,000
+        /// times made every `kbhost` command that read it take 6–36 s (twenty-fifth red team, H).
+        static let expandedBytes = 1 << 20
     }
 
     /// Reads a manifest's bytes: a binary property list (bplist00) or an XML one, within `Limits`.
