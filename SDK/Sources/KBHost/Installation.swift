@@ -233,12 +233,10 @@ public struct Installation: Sendable {
         let libraryFolder = (library as NSString).deletingLastPathComponent
         let (realLibraryFolder, libraryIdentity) = try folder(libraryFolder, "its library's folder")
         // Its manifest and library: whoever may change them decides what runs as the user. (A library not
-        // there fails its load, which says so; a manifest is not there only for a keyboard made in code.)
+        // there fails its load, which says so; a manifest is not there for a keyboard made in code, whose
+        // maker named its folder.)
         for (what, path) in [("manifest", manifest), ("library", library)] {
-            guard let real = Sys.realPath(path) else {
-                if what == "manifest" && inFolder { throw BundleProblem(description: "its manifest \(TerminalText.quoted(path)) is gone") }
-                continue
-            }
+            guard let real = Sys.realPath(path) else { continue }
             guard let found = FolderTrust.inspect(real: real) else { throw BundleProblem(description: "its \(what) \(TerminalText.quoted(real)) is gone") }
             try trustedOrThrow(found, "its \(what)", TerminalText.quoted(real))
         }
