@@ -207,14 +207,16 @@ public struct KeyboardAccess: Sendable {
 
     /// The sandbox for a keyboard: its bundle, the system data it declares,
     /// its containers (created here), open access as granted.
-    func sandbox(for keyboard: LoadableKeyboard, openAccess: Bool) throws -> SandboxSpec {
+    /// `products`: the folder of the worker that will run it (kbhost's own build, trusted as the worker is).
+    func sandbox(for keyboard: LoadableKeyboard, openAccess: Bool, products: String? = nil) throws -> SandboxSpec {
         // Real paths, checked here, which the extension process opens with no link followed on the way, and
         // mounts only if each is still what it was: a link, or another folder renamed into its place since
         // discovery (a KBHOST_KEYBOARDS folder another user may write in) is refused. (A library that is not
         // there fails its load, which says so.)
         let checked: Installation.CheckedFolders
         do { checked = try Installation.checkedFolders(bundle: keyboard.manifest.bundleDirectory, manifest: keyboard.manifest.path,
-                                                        library: keyboard.libraryPath, throughout: true) } catch {
+                                                        library: keyboard.libraryPath, throughout: true,
+                                                        notWalking: products.flatMap { Sys.realPath($0) }) } catch {
             throw SystemError("it may not run from its bundle: \(error.description); it was not started", errno: EPERM)
         }
         var reads = [(checked.libraryFolder, checked.libraryFolderIdentity)]

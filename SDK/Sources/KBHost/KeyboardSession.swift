@@ -108,7 +108,11 @@ public final class KeyboardSession {
                                     documentIdentifier: document.identifier, traits: document.traits,
                                     inputModes: inputModes ?? [keyboard.identifier], lexicon: access.lexicon.map(\.wire))
         let sandbox: SandboxSpec
-        do { sandbox = try access.sandbox(for: keyboard, openAccess: fullAccess) } catch {
+        do {
+            sandbox = try access.sandbox(for: keyboard, openAccess: fullAccess,
+                                         products: configuration.workerPath.split(separator: "/", omittingEmptySubsequences: false)
+                                            .dropLast().joined(separator: "/"))
+        } catch {
             throw KeyboardFailure(keyboardID: keyboard.identifier, phase: "launch",
                                   reason: .spawnFailed("cannot prepare its containers: \(error)"))
         }
