@@ -227,18 +227,28 @@ public struct Installation: Sendable {
             }
             return (real, ReadPathIdentity(device: UInt64(found.status.st_dev), inode: UInt64(found.status.st_ino)))
         }
-        var isFolder: ObjCBool = false
-        let inFolder = FileManager.default.fileExists(atPath: bundle.isEmpty ? "." : bundle, isDirectory: &isFolder) && isFolder.boolValue
+        let inFolder = (try? Sys.status(bundle.isEmpty ? "." : bundle)).map { $0.st_mode & S_IFMT == S_IFDIR } ?? false
         let checkedBundle = inFolder ? try folder(bundle, "its folder") : nil
         let libraryFolder = (library as NSString).deletingLastPathComponent
-        let (realLibraryFolder, libraryIdentity) = try folder(libraryFolder, "its library's folder")
+        // (Most libraries lie in the bundle's own folder: checked once. `list` checks every keyboard's.)
+        let (realLibraryFolder, libraryIdentity) = libraryFolder == bundle && checkedBundle != nil
+            ? checkedBundle! : try folder(libraryFolder, "its library's folder")
         // Its manifest and library: whoever may change them decides what runs as the user. (A library not
         // there fails its load, which says so; a manifest is not there for a keyboard made in code, whose
-        // maker named its folder.)
+        // maker named its folder.) One in the bundle is looked for beneath its real folder first, with no
+        // link followed: no realpath walk for the common case.
         for (what, path) in [("manifest", manifest), ("library", library)] {
-            guard let real = Sys.realPath(path) else { continue }
-            guard let found = FolderTrust.inspect(real: real) else { throw BundleProblem(description: "its \(what) \(TerminalText.quoted(real)) is gone") }
-            try trustedOrThrow(found, "its \(what)", TerminalText.quoted(real))
+            var found: (real: String, what: FolderTrust.Found)?
+            if let (realBundle, _) = checkedBundle, path.hasPrefix(bundle + "/") {
+                let inside = realBundle + path.dropFirst(bundle.count)
+                found = FolderTrust.inspect(real: inside).map { (inside, $0) }
+            }
+            if found == nil, let real = Sys.realPath(path) {
+                guard let seen = FolderTrust.inspect(real: real) else { throw BundleProblem(description: "its \(what) \(TerminalText.quoted(real)) is gone") }
+                found = (real, seen)
+            }
+            guard let (real, seen) = found else { continue }
+            try trustedOrThrow(seen, "its \(what)", TerminalText.quoted(real))
         }
         return CheckedFolders(bundle: checkedBundle.map { (path: $0.0, identity: $0.1) },
                               libraryFolder: realLibraryFolder, libraryFolderIdentity: libraryIdentity)

@@ -9,7 +9,8 @@ public enum FolderTrust {
     /// What is at a real path, as one descriptor saw it.
     public struct Found: Sendable {
         public let status: stat
-        /// Whether an access ACL beyond the mode bits is set (read through the same descriptor where it could be opened for reading).
+        /// Whether an access ACL beyond the mode bits is set (read through the same descriptor where it could be
+        /// opened for reading; only where the group bits allow writing, since an ACL's mask shows there).
         public let hasACL: Bool
         public var isFolder: Bool { status.st_mode & S_IFMT == S_IFDIR }
         public var owner: UInt32 { status.st_uid }
@@ -18,9 +19,7 @@ public enum FolderTrust {
     /// What is at `real` — a path with no link in it, as realpath gives — opened with no link followed
     /// on the way (nil: not there, or a link is on its way now).
     public static func inspect(real: String) -> Found? {
-        let root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard root >= 0 else { return nil }
-        defer { Sys.close(root) }
         let relative = String(real.drop { $0 == "/" })
         var fd = kbs_open_beneath(root, relative, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         let readable = fd >= 0
@@ -29,9 +28,13 @@ public enum FolderTrust {
         defer { Sys.close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { return nil }
-        let acl = readable ? kbs_fd_has_access_acl(fd) : kbs_has_access_acl(real)
+        // An ACL that gives anyone else write shows in the group bits (its mask): looked for only then.
+        let acl = st.st_mode & 0o020 == 0 ? 0 : readable ? kbs_fd_has_access_acl(fd) : kbs_has_access_acl(real)
         return Found(status: st, hasACL: acl != 0)
     }
+
+    /// "/", opened once for the process (`list` inspects every keyboard's folders and files).
+    private static let root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
 
     /// The status of what is at `real`, opened with no link followed on the way (nil: not there, or a link is on it now).
     public static func status(ofReal real: String) -> stat? { inspect(real: real)?.status }
