@@ -114,6 +114,8 @@ int kbs_has_access_acl(const char *path) {
     return errno == ENODATA || errno == ENOTSUP ? 0 : -1;
 }
 
+int kbs_open_path(const char *path) { return open(path, O_PATH | O_CLOEXEC); }
+
 int kbs_fd_has_access_acl(int fd) {
     if (fgetxattr(fd, "system.posix_acl_access", NULL, 0) >= 0) return 1;
     return errno == ENODATA || errno == ENOTSUP ? 0 : -1;

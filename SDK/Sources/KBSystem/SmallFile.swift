@@ -1,3 +1,4 @@
+import CKBShims
 import Glibc
 
 /// A small file that someone else wrote (a keyboard's manifest): read whole, but only if it
@@ -27,15 +28,31 @@ public enum SmallFile {
     }
 
     /// The bytes of the regular file at `path`, if it holds at most `limit` of them.
+    ///
+    /// What is there is looked at (O_PATH) before it is opened for reading, and only a regular file is:
+    /// a device is never opened (a manifest linked to /dev/ptmx made every `kbhost list` of the user's
+    /// open a terminal, and /dev/watchdog would be armed: twenty-sixth red team). The regular file is
+    /// opened through its O_PATH descriptor (/proc/self/fd), so it is the one that was looked at.
     public static func read(_ path: String, limit: Int) throws(Failure) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else {
+        let handle = kbs_open_path(path)
+        guard handle >= 0 else {
             let e = errno
             throw e == ENOENT || e == ENOTDIR ? .missing : .system(SystemError("open", errno: e))
         }
-        defer { Sys.close(fd) }
+        defer { Sys.close(handle) }
         var st = stat()
+        guard fstat(handle, &st) == 0 else { throw .system(SystemError("fstat", errno: errno)) }
+        try checkRegular(st)
+        var fd = open("/proc/self/fd/\(handle)", O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        if fd < 0 && errno == ENOENT { fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }  // (no /proc: by its path)
+        guard fd >= 0 else { throw .system(SystemError("open", errno: errno)) }
+        defer { Sys.close(fd) }
         guard fstat(fd, &st) == 0 else { throw .system(SystemError("fstat", errno: errno)) }
+        try checkRegular(st)
+        return try readAll(fd, st, limit: limit)
+    }
+
+    private static func checkRegular(_ st: stat) throws(Failure) {
         switch st.st_mode & S_IFMT {
         case S_IFREG: break
         case S_IFDIR: throw .notARegularFile(kind: "a folder")
@@ -44,6 +61,9 @@ public enum SmallFile {
         case S_IFCHR, S_IFBLK: throw .notARegularFile(kind: "a device")
         default: throw .notARegularFile(kind: "a special file")
         }
+    }
+
+    private static func readAll(_ fd: Int32, _ st: stat, limit: Int) throws(Failure) -> [UInt8] {
         guard st.st_size <= limit else { throw .tooLarge(bytes: Int(st.st_size), limit: limit) }
         // Room for one byte more than fstat said, up to one more than the limit: a file that
         // grew since fstat is read on, and refused once it passes the limit.

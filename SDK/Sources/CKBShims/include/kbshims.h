@@ -86,6 +86,8 @@ int kbs_unread_sent(int fd);
 int kbs_open_beneath(int dirfd, const char *path, int flags);
 /* An O_PATH | O_NOFOLLOW | O_CLOEXEC descriptor of `path` beneath `dirfd`, no link followed on the way. */
 int kbs_open_path_beneath(int dirfd, const char *path);
+/* An O_PATH | O_CLOEXEC descriptor of `path` (links followed): looks at what is there without opening it. */
+int kbs_open_path(const char *path);
 /* Whether `path` (not followed) has an access ACL beyond its mode bits: 1, 0, or -1 on error. */
 int kbs_has_access_acl(const char *path);
 /* The same through a descriptor opened for reading. */
