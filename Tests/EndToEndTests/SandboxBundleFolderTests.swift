@@ -188,4 +188,23 @@ extension SandboxTests {
         let e = #expect(throws: KeyboardFailure.self) { try start(inside) }
         #expect("\(e.map { String(describing: $0) } ?? "")".contains("is inside kbhost's containers"), "\(String(describing: e))")
     }
+
+    /// A KBHOST_KEYBOARDS folder (another user's) linking to one of the user's installed keyboards took it
+    /// over: it was listed from there, and `uninstall` and updates were refused (twenty-sixth red team). It
+    /// stays installed, listed as such; the control: without the link, the same.
+    @Test func aLinkToAnInstalledKeyboardDoesNotTakeItOver() throws {
+        let w = try World()
+        let bundle = try w.makeBundle(id: "dev.example.Mine", library: "libFaultKeyboards.so", principal: "CrashOnKey", name: "Mine")
+        let env = ["KBHOST_HOME": w.home, "KBHOST_MANIFESTS": w.root + "/none"]
+        #expect(try w.run(["install", bundle], extraEnvironment: env).status == 0)
+        let theirs = w.root + "/theirs"
+        try FileManager.default.createDirectory(atPath: theirs, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: theirs + "/x", withDestinationPath: w.home + "/Keyboards/dev.example.Mine")
+        for keyboards in [w.root + "/empty", theirs] {  // the control, then the link
+            let list = try w.run(["list", "--all", "--json"], extraEnvironment: env.merging(["KBHOST_KEYBOARDS": keyboards]) { $1 })
+            #expect(list.out.contains("\"source\" : \"installed\"") || list.out.contains("\"source\":\"installed\""), "\(keyboards): \(list.out)")
+        }
+        let uninstall = try w.run(["uninstall", "dev.example.Mine"], extraEnvironment: env.merging(["KBHOST_KEYBOARDS": theirs]) { $1 })
+        #expect(uninstall.status == 0, "\(uninstall.err)")
+    }
 }

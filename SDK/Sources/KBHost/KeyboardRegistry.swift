@@ -96,12 +96,20 @@ public struct KeyboardRegistry: Sendable {
         let candidates = manifestCandidates(installation: installation, home: home, environment: environment).manifests
 
         let toRead = candidates
+        let installedRoot = Sys.realPath(home + "/Keyboards")
         let results = ParallelResults<Result<KeyboardEntry, ManifestError>>(count: toRead.count)
         DispatchQueue.concurrentPerform(iterations: toRead.count) { i in
             let c = toRead[i]
             results[i] = Result { () throws(ManifestError) -> KeyboardEntry in
                 if let problem = Installation.manifestLinkProblem(c.plist) { throw problem }
                 let manifest = try KeyboardManifest.load(contentsOf: c.plist)
+                // An installed keyboard is the user's, listed as installed: a link to it from a KBHOST_KEYBOARDS folder
+                // (another user's) took it over, and `uninstall` and updates were refused (twenty-sixth red team).
+                if c.source != "installed", let root = installedRoot, let real = Sys.realPath(manifest.bundleDirectory),
+                   real == root || real.hasPrefix(root + "/") {
+                    throw ManifestError(file: c.plist, keyPath: nil,
+                                        problem: "leads into your installed keyboards (\(TerminalText.quoted(real))); it is listed as installed, from there")
+                }
                 let library = c.allowPackageBuild ? try installation.authorLibrary(for: manifest)
                                                   : try installation.library(for: manifest, allowProducts: c.allowProducts)
                 guard let library else {
