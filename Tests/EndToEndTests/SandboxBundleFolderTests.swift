@@ -207,4 +207,26 @@ extension SandboxTests {
         let uninstall = try w.run(["uninstall", "dev.example.Mine"], extraEnvironment: env.merging(["KBHOST_KEYBOARDS": theirs]) { $1 })
         #expect(uninstall.status == 0, "\(uninstall.err)")
     }
+
+    /// The user's own bundle in a shared folder others may write in (not sticky): they could swap it for a
+    /// link to the user's ~/.ssh between discovery and launch, which passed every check as the user's own
+    /// (twenty-sixth red team). Refused, naming the folder; the control: in a sticky folder (as /tmp), where
+    /// others cannot move the user's entries, it starts.
+    @Test func aBundleInAFolderOthersMayChangeIsRefused() throws {
+        let root = "/var/tmp/kbhost-test-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let shared = root + "/share"
+        try hostileBundle(at: shared + "/Hostile")
+        let keyboard = LoadableKeyboard(manifest: try KeyboardManifest.load(contentsOf: shared + "/Hostile/Info.plist"),
+                                        libraryPath: shared + "/Hostile/libHostileKeyboard.so")
+        func start() throws(KeyboardFailure) {
+            let s = try KeyboardSession(keyboard: keyboard, configuration: Fixtures.configuration, access: KeyboardAccess(home: root + "/home"))
+            s.close()
+        }
+        #expect(chmod(shared, 0o1777) == 0)
+        try start()
+        #expect(chmod(shared, 0o777) == 0)
+        let e = #expect(throws: KeyboardFailure.self) { try start() }
+        #expect("\(e.map { String(describing: $0) } ?? "")".contains("is reached through '\(shared)', which anyone may change"), "\(String(describing: e))")
+    }
 }

@@ -221,6 +221,16 @@ public struct Installation: Sendable {
                 throw BundleProblem(description: "\(what) \(TerminalText.quoted(path)) is gone")
             }
             try trustedOrThrow(found, what, TerminalText.quoted(real))
+            // And the way to it, as named and as it really is: a folder on it that others may write in (not sticky, or
+            // sticky with the next one theirs) is one where they could put another folder, or a link, in its place between
+            // this check and the launch (twenty-sixth red team: the user's own package in a shared folder everyone may
+            // write in was swapped for a link to ~/.ssh, which passed every check as the user's own).
+            for named in Set([path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path, real]) {
+                if let (on, who) = FolderTrust.folderOthersMayChange(onTheWayTo: named, trusted: trusted) {
+                    throw BundleProblem(description: "\(what) \(TerminalText.quoted(real)) is reached through \(TerminalText.quoted(on)), "
+                                        + "which \(who) may change, putting another folder in its place")
+                }
+            }
             if throughout, real != notWalking, let inside = firstFolderOthersMayWrite(in: real) {
                 throw BundleProblem(description: "\(what) \(TerminalText.quoted(real)) holds \(TerminalText.quoted(inside.path)), a folder "
                                     + "\(inside.who) may write in, and the keyboard would read everything put there")

@@ -52,6 +52,27 @@ public enum FolderTrust {
         return nil
     }
 
+    /// The first folder on the way to `path` (an absolute path: each folder holding one of its names) in which someone
+    /// besides its owner may put another entry in place of the next one: one others may write in that is not
+    /// sticky, or sticky with the next entry not of a `trusted` owner (who may rename their own there), and who.
+    public static func folderOthersMayChange(onTheWayTo path: String, trusted: Set<UInt32>) -> (folder: String, who: String)? {
+        let names = path.split(separator: "/").map(String.init)
+        var current = ""
+        for name in names {  // (each name's folder: the last checked is the one holding `path`)
+            let folder = current.isEmpty ? "/" : current
+            current += "/" + name
+            var st = stat()
+            guard lstat(folder, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else { return nil }  // (a link on the way: resolved by its own check)
+            guard st.st_mode & 0o022 != 0, let found = inspect(real: folder), let who = othersWhoMayWrite(found) else { continue }
+            if st.st_mode & S_ISVTX != 0 {
+                var next = stat()
+                if lstat(current, &next) == 0, trusted.contains(next.st_uid) { continue }
+            }
+            return (folder, who)
+        }
+        return nil
+    }
+
     /// Whether `gid` is `owner`'s user-private group (see `othersWhoMayWrite`).
     static func isOwnersOwnGroup(_ gid: gid_t, owner: uid_t) -> Bool {
         let user = account(owner)
