@@ -6,7 +6,7 @@ import Testing
 
 /// `kbhost install` copies a bundle with TreeCopy: folders, files and links, and a FIFO refused
 /// at once (one put in a file's place after the check left the copy blocked in its open for good).
-@Suite("A bundle's tree copied")
+@Suite("A bundle's tree copied", .serialized)  // (one afterCheck hook at a time)
 struct TreeCopyTests {
     @Test func filesFoldersAndLinksAreCopiedAndAFifoIsRefusedAtOnce() throws {
         let root = NSTemporaryDirectory() + "kbhost-treecopy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
