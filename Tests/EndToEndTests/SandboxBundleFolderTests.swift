@@ -228,5 +228,12 @@ extension SandboxTests {
         #expect(chmod(shared, 0o777) == 0)
         let e = #expect(throws: KeyboardFailure.self) { try start() }
         #expect("\(e.map { String(describing: $0) } ?? "")".contains("is reached through '\(shared)', which anyone may change"), "\(String(describing: e))")
+        // A folder of another user's on the way, however kept: its owner may put anything in place of what it holds (a link
+        // to the user's installed keyboard there was re-pointed to ~/.ssh while attach ran: twenty-sixth red team).
+        guard getuid() == 0 else { return }
+        #expect(chmod(shared, 0o755) == 0 && chown(shared, 65534, 65534) == 0)
+        let owned = #expect(throws: KeyboardFailure.self) { try start() }
+        #expect("\(owned.map { String(describing: $0) } ?? "")".contains("is reached through '\(shared)', which its owner (user 65534) may change"),
+                "\(String(describing: owned))")
     }
 }

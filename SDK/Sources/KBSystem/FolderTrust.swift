@@ -53,8 +53,9 @@ public enum FolderTrust {
     }
 
     /// The first folder on the way to `path` (an absolute path: each folder holding one of its names) in which someone
-    /// besides its owner may put another entry in place of the next one: one others may write in that is not
-    /// sticky, or sticky with the next entry not of a `trusted` owner (who may rename their own there), and who.
+    /// not `trusted` may put another entry in place of the next one: one of an owner not trusted, one others may
+    /// write in that is not sticky, or sticky with the next entry not of a `trusted` owner (who may rename their
+    /// own there), and who.
     public static func folderOthersMayChange(onTheWayTo path: String, trusted: Set<UInt32>) -> (folder: String, who: String)? {
         let names = path.split(separator: "/").map(String.init)
         var current = ""
@@ -63,6 +64,9 @@ public enum FolderTrust {
             current += "/" + name
             var st = stat()
             guard lstat(folder, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else { return nil }  // (a link on the way: resolved by its own check)
+            // Its owner may put anything in place of what it holds, sticky or not: another user's keyboards folder
+            // held a link to the user's installed keyboard, re-pointed to ~/.ssh as attach ran (twenty-sixth red team).
+            if !trusted.contains(st.st_uid) { return (folder, "its owner (user \(st.st_uid))") }
             guard st.st_mode & 0o022 != 0, let found = inspect(real: folder), let who = othersWhoMayWrite(found) else { continue }
             if st.st_mode & S_ISVTX != 0 {
                 var next = stat()
