@@ -236,4 +236,22 @@ extension SandboxTests {
         #expect("\(owned.map { String(describing: $0) } ?? "")".contains("is reached through '\(shared)', which its owner (user 65534) may change"),
                 "\(String(describing: owned))")
     }
+
+    /// A KBHOST_KEYBOARDS folder of another user's is not read at all (2,000 hard links to one 1 MB manifest
+    /// there made every command take 95-130 s, each read before it was refused: twenty-sixth red team, S1):
+    /// `list` says so once and lists nothing from it. The control: the same folder of the user's is read.
+    @Test(.enabled(if: getuid() == 0, "makes a folder of another user's (root only)"))
+    func anotherUsersKeyboardsFolderIsNotRead() throws {
+        let w = try World()
+        let folder = w.root + "/theirs"
+        _ = try w.makeBundle(id: "dev.example.There", library: "libFaultKeyboards.so", principal: "CrashOnKey", name: "There",
+                             at: folder + "/There")
+        let env = ["KBHOST_HOME": w.home, "KBHOST_MANIFESTS": w.root + "/none", "KBHOST_KEYBOARDS": folder]
+        let control = try w.run(["list", "--all"], extraEnvironment: env)
+        #expect(control.out.contains("dev.example.There"), "the control: \(control.out) \(control.err)")
+        #expect(chown(folder, 65534, 65534) == 0)
+        let list = try w.run(["list", "--all"], extraEnvironment: env)
+        #expect(!list.out.contains("dev.example.There"), "\(list.out)")
+        #expect(list.err.contains("KBHOST_KEYBOARDS: '\(folder)' is user 65534's, not yours; no keyboard is read from it"), "\(list.err)")
+    }
 }

@@ -221,7 +221,10 @@ public struct KeyboardAccess: Sendable {
         }
         var reads = [(checked.libraryFolder, checked.libraryFolderIdentity)]
         if let bundle = checked.bundle { reads.append((bundle.path, bundle.identity)) }
-        let declared = try keyboard.manifest.readOnlyPaths.compactMap(KeyboardAccess.systemData)
+        // Each real folder once: 16 spellings of one were walked 16 times (twenty-sixth red team, S6).
+        var seenDeclared = Set<String>()
+        let declared = try keyboard.manifest.readOnlyPaths.filter { seenDeclared.insert(Sys.realPath($0) ?? $0).inserted }
+            .compactMap(KeyboardAccess.systemData)
         for path in declared {  // (real paths already, checked by `systemData`; checked again here, as the descriptor that gives their identity sees them)
             guard let found = FolderTrust.inspect(real: path) else { continue }
             if let who = FolderTrust.othersWhoMayWrite(found) {

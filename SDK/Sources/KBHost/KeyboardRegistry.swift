@@ -123,6 +123,12 @@ public struct KeyboardRegistry: Sendable {
         }
         var entries: [KeyboardEntry] = []
         var problems: [String] = []
+        for folder in (environment["KBHOST_KEYBOARDS"] ?? "").split(separator: ":") where !folder.isEmpty {
+            if let why = refusedKeyboardFolder(String(folder)) {
+                problems.append("KBHOST_KEYBOARDS: \(TerminalText.quoted(String(folder))) \(why); no keyboard is read from it "
+                                + "(install one from there with kbhost install, which copies it)")
+            }
+        }
         var taken: [String: String] = [SystemKeyboard.identifier: "the built-in system keyboard"]
         for result in results.values {
             switch result {
@@ -148,6 +154,24 @@ public struct KeyboardRegistry: Sendable {
         var source: String
         var allowProducts: Bool
         var allowPackageBuild = false
+    }
+
+    /// Why a KBHOST_KEYBOARDS folder is not read at all, or nil: another user's, or one others may change (or reached
+    /// through one): whoever may change it decides what is found there, and a keyboard runs from nothing they may
+    /// change (`Installation.checkedFolders`); 2,000 hard links to one 1 MB manifest in another user's folder made each
+    /// command take 95-130 s, every manifest read before it was refused (twenty-sixth red team, S1).
+    static func refusedKeyboardFolder(_ folder: String) -> String? {
+        guard let real = Sys.realPath(folder), let found = FolderTrust.inspect(real: real), found.isFolder else { return nil }  // (nothing there)
+        let trusted = Installation.trustedOwners
+        guard trusted.contains(found.owner) else { return "is user \(found.owner)'s, not yours" }
+        if let who = FolderTrust.othersWhoMayWrite(found) { return "is one \(who) may write in" }
+        let named = folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
+        for path in Set([named, real]) {
+            if let (on, who) = FolderTrust.folderOthersMayChange(onTheWayTo: path, trusted: trusted) {
+                return "is reached through \(TerminalText.quoted(on)), which \(who) may change"
+            }
+        }
+        return nil
     }
 
     /// The manifests `discover` reads, in its order (the bundled samples, each KBHOST_KEYBOARDS
@@ -176,6 +200,8 @@ public struct KeyboardRegistry: Sendable {
         if let bundled = installation.manifestsDirectory { scan(bundled, source: "bundled", allowProducts: true) }
         for folder in (environment["KBHOST_KEYBOARDS"] ?? "").split(separator: ":") where !folder.isEmpty {
             // An author's folder: a package's library is in its .build (`swift build`), as for validate and install.
+            // Never one another user may change: nothing in it is read (`refusedKeyboardFolder`).
+            guard refusedKeyboardFolder(String(folder)) == nil else { continue }
             scan(String(folder), source: String(folder), allowProducts: false, allowPackageBuild: true)
         }
         scan(home + "/Keyboards", source: "installed", allowProducts: false)
