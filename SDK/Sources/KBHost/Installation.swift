@@ -225,11 +225,9 @@ public struct Installation: Sendable {
             // sticky with the next one theirs) is one where they could put another folder, or a link, in its place between
             // this check and the launch (twenty-sixth red team: the user's own package in a shared folder everyone may
             // write in was swapped for a link to ~/.ssh, which passed every check as the user's own).
-            for named in Set([path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path, real]) {
-                if let (on, who) = FolderTrust.folderOthersMayChange(onTheWayTo: named, trusted: trusted) {
-                    throw BundleProblem(description: "\(what) \(TerminalText.quoted(real)) is reached through \(TerminalText.quoted(on)), "
-                                        + "which \(who) may change, putting another folder in its place")
-                }
+            if let (on, who) = wayOthersMayChange(named: path, real: real) {
+                throw BundleProblem(description: "\(what) \(TerminalText.quoted(real)) is reached through \(TerminalText.quoted(on)), "
+                                    + "which \(who) may change, putting another folder in its place")
             }
             if throughout, real != notWalking, let inside = firstFolderOthersMayWrite(in: real) {
                 throw BundleProblem(description: "\(what) \(TerminalText.quoted(real)) holds \(TerminalText.quoted(inside.path)), a folder "
@@ -262,6 +260,16 @@ public struct Installation: Sendable {
         }
         return CheckedFolders(bundle: checkedBundle.map { (path: $0.0, identity: $0.1) },
                               libraryFolder: realLibraryFolder, libraryFolderIdentity: libraryIdentity)
+    }
+
+    /// A folder on the way to `named` (as the user named it, relative to the current folder or not) or to its
+    /// `real` path that someone not trusted may change (`FolderTrust.folderOthersMayChange`), and who.
+    static func wayOthersMayChange(named: String, real: String) -> (folder: String, who: String)? {
+        let absolute = named.hasPrefix("/") ? named : FileManager.default.currentDirectoryPath + "/" + named
+        for path in Set([absolute, real]) {
+            if let found = FolderTrust.folderOthersMayChange(onTheWayTo: path, trusted: trustedOwners) { return found }
+        }
+        return nil
     }
 
     /// The first folder beneath `folder` (walked without following links, at most `TreeCopy.entryLimit`

@@ -165,13 +165,7 @@ public struct KeyboardRegistry: Sendable {
         let trusted = Installation.trustedOwners
         guard trusted.contains(found.owner) else { return "is user \(found.owner)'s, not yours" }
         if let who = FolderTrust.othersWhoMayWrite(found) { return "is one \(who) may write in" }
-        let named = folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
-        for path in Set([named, real]) {
-            if let (on, who) = FolderTrust.folderOthersMayChange(onTheWayTo: path, trusted: trusted) {
-                return "is reached through \(TerminalText.quoted(on)), which \(who) may change"
-            }
-        }
-        return nil
+        return Installation.wayOthersMayChange(named: folder, real: real).map { "is reached through \(TerminalText.quoted($0.folder)), which \($0.who) may change" }
     }
 
     /// The manifests `discover` reads, in its order (the bundled samples, each KBHOST_KEYBOARDS

@@ -36,9 +36,6 @@ public enum FolderTrust {
     /// "/", opened once for the process (`list` inspects every keyboard's folders and files).
     private static let root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
 
-    /// The status of what is at `real`, opened with no link followed on the way (nil: not there, or a link is on it now).
-    public static func status(ofReal real: String) -> stat? { inspect(real: real)?.status }
-
     /// Who besides its owner may write in (or to) what was found, or nil for no one: everyone (its mode,
     /// the sticky bit notwithstanding: /tmp takes anyone's files), or its group — unless that group is its
     /// owner's own: the owner's primary group, named as the owner (or, with no names to look up, numbered
